@@ -1,0 +1,73 @@
+"""The whitespace policy shared by the JSON front-ends (any-JSON and JSON Schema).
+
+JSON allows any amount of whitespace between tokens; a model that starts emitting
+spaces could go on forever. Every policy here bounds each whitespace run, so endless
+whitespace is impossible, while the default still accepts both ``json.dumps(x)``
+(``", "`` and ``": "`` separators) and ``json.dumps(x, indent=2)`` output.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..ir import EMPTY, Bytes, Expr, Repeat, alt, literal, optional, seq
+
+__all__ = ["WhitespacePolicy", "whitespace_expr"]
+
+_BLANK = Bytes(((0x09, 0x09), (0x20, 0x20)))  # tab, space
+
+
+@dataclass(frozen=True)
+class WhitespacePolicy:
+    """How much whitespace may appear between JSON tokens.
+
+    - ``max_inline``: longest run of spaces/tabs on one line (0 forbids them);
+    - ``newlines``: whether one line break (``\\n`` or ``\\r\\n``) may start a run;
+    - ``max_indent``: longest run of spaces/tabs after that line break.
+
+    ``WhitespacePolicy.compact()`` allows none at all.
+    """
+
+    max_inline: int = 4
+    newlines: bool = True
+    max_indent: int = 64
+
+    @staticmethod
+    def default() -> WhitespacePolicy:
+        return WhitespacePolicy()
+
+    @staticmethod
+    def compact() -> WhitespacePolicy:
+        return WhitespacePolicy(max_inline=0, newlines=False, max_indent=0)
+
+    @staticmethod
+    def coerce(value: WhitespacePolicy | str | int | None) -> WhitespacePolicy:
+        """Accept a policy, ``"default"``, ``"compact"``, or an int (the longest run)."""
+        if value is None or value == "default":
+            return WhitespacePolicy()
+        if value == "compact":
+            return WhitespacePolicy.compact()
+        if isinstance(value, bool):
+            raise TypeError("whitespace must be a WhitespacePolicy, 'default', 'compact' or an int")
+        if isinstance(value, int):
+            if value < 0:
+                raise ValueError("whitespace bound must be >= 0")
+            return WhitespacePolicy(max_inline=value, newlines=value > 0, max_indent=value)
+        if isinstance(value, WhitespacePolicy):
+            return value
+        raise TypeError("whitespace must be a WhitespacePolicy, 'default', 'compact' or an int")
+
+    def key(self) -> tuple[int, bool, int]:
+        """A hashable description, part of compiled-grammar cache keys."""
+        return (self.max_inline, self.newlines, self.max_indent)
+
+
+def whitespace_expr(policy: WhitespacePolicy) -> Expr:
+    """One optional whitespace run allowed by ``policy`` (matches the empty string)."""
+    options: list[Expr] = []
+    if policy.max_inline > 0:
+        options.append(Repeat(_BLANK, 1, policy.max_inline))
+    if policy.newlines:
+        indent = Repeat(_BLANK, 0, policy.max_indent) if policy.max_indent > 0 else EMPTY
+        options.append(seq(optional(literal("\r")), literal("\n"), indent))
+    return optional(alt(*options)) if options else EMPTY

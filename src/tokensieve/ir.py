@@ -1,0 +1,252 @@
+"""The grammar IR: what every front-end produces and the compiler consumes.
+
+A :class:`Grammar` is a set of named rules with a start rule. Each rule's body is an
+expression (:data:`Expr`) over **bytes**:
+
+=====================  ==========================================================
+``Bytes(ranges)``      one byte from a set of inclusive byte ranges
+``Seq(items)``         concatenation (``Seq(())`` is the empty string, :data:`EMPTY`)
+``Alt(items)``         alternation (``Alt(())`` is the empty language, :data:`NOTHING`)
+``Repeat(item,m,n)``   ``item`` repeated ``m`` to ``n`` times (``n=None``: unbounded)
+``Ref(name)``          the language of another rule; recursion is allowed
+``Special(token_id)``  one special token, matched by token id, never by bytes
+=====================  ==========================================================
+
+Front-ends never decide what is a "lexeme": the compiler finds the regular parts of
+the grammar (sub-expressions that reference no recursive rule) and turns them into
+byte automata; only the truly context-free skeleton goes to the Earley parser.
+
+Characters are encoded to UTF-8 by the front-ends with :func:`codepoints`, so a
+character class becomes a small union of byte-range sequences and tokens that split
+a character are handled exactly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Union
+
+__all__ = [
+    "Alt",
+    "Bytes",
+    "EMPTY",
+    "Expr",
+    "Grammar",
+    "NOTHING",
+    "Ref",
+    "Repeat",
+    "Seq",
+    "Special",
+    "alt",
+    "codepoints",
+    "literal",
+    "optional",
+    "seq",
+]
+
+
+@dataclass(frozen=True)
+class Bytes:
+    """One byte from a set given as sorted, disjoint, inclusive ranges ``(lo, hi)``."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    @staticmethod
+    def of(ranges: Iterable[tuple[int, int]]) -> Bytes:
+        """Normalize ranges (sort, merge adjacent and overlapping)."""
+        merged: list[list[int]] = []
+        for lo, hi in sorted(ranges):
+            if not (0 <= lo <= hi <= 255):
+                raise ValueError(f"bad byte range ({lo}, {hi})")
+            if merged and lo <= merged[-1][1] + 1:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        return Bytes(tuple((lo, hi) for lo, hi in merged))
+
+    def complement(self) -> Bytes:
+        out: list[tuple[int, int]] = []
+        nxt = 0
+        for lo, hi in self.ranges:
+            if lo > nxt:
+                out.append((nxt, lo - 1))
+            nxt = hi + 1
+        if nxt <= 255:
+            out.append((nxt, 255))
+        return Bytes(tuple(out))
+
+    def __contains__(self, byte: object) -> bool:
+        return isinstance(byte, int) and any(lo <= byte <= hi for lo, hi in self.ranges)
+
+
+@dataclass(frozen=True)
+class Seq:
+    """Concatenation of ``items``."""
+
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Alt:
+    """Alternation of ``items``; no items is the empty language."""
+
+    items: tuple[Expr, ...]
+
+
+@dataclass(frozen=True)
+class Repeat:
+    """``item`` repeated between ``min`` and ``max`` times (``max=None``: no bound)."""
+
+    item: Expr
+    min: int = 0
+    max: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.min < 0 or (self.max is not None and self.max < self.min):
+            raise ValueError(f"bad repetition bounds {{{self.min},{self.max}}}")
+
+
+@dataclass(frozen=True)
+class Ref:
+    """The language of the rule called ``name``."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Special:
+    """A special token (chat marker, EOS...) matched by its id only."""
+
+    token_id: int
+
+
+Expr = Union[Bytes, Seq, Alt, Repeat, Ref, Special]
+
+EMPTY: Expr = Seq(())
+NOTHING: Expr = Alt(())
+
+
+@dataclass
+class Grammar:
+    """Named rules and the start rule. ``rules`` maps a name to its body."""
+
+    rules: dict[str, Expr] = field(default_factory=dict)
+    start: str = "root"
+
+    def add(self, name: str, body: Expr) -> Ref:
+        """Add (or replace) a rule and return a reference to it."""
+        self.rules[name] = body
+        return Ref(name)
+
+    def fresh_name(self, hint: str) -> str:
+        """A rule name not yet used, derived from ``hint``."""
+        if hint not in self.rules:
+            return hint
+        i = 1
+        while f"{hint}_{i}" in self.rules:
+            i += 1
+        return f"{hint}_{i}"
+
+
+# ----------------------------------------------------------------------------- builders
+
+
+def seq(*items: Expr) -> Expr:
+    """Concatenation, flattening nested sequences and dropping empty strings."""
+    flat: list[Expr] = []
+    for it in items:
+        if isinstance(it, Seq):
+            flat.extend(it.items)
+        else:
+            flat.append(it)
+    if any(it == NOTHING for it in flat):
+        return NOTHING
+    return flat[0] if len(flat) == 1 else Seq(tuple(flat))
+
+
+def alt(*items: Expr) -> Expr:
+    """Alternation, flattening nested alternations and dropping duplicates."""
+    flat: list[Expr] = []
+    for it in items:
+        for sub in it.items if isinstance(it, Alt) else (it,):
+            if sub not in flat:
+                flat.append(sub)
+    return flat[0] if len(flat) == 1 else Alt(tuple(flat))
+
+
+def optional(item: Expr) -> Expr:
+    return alt(item, EMPTY)
+
+
+def literal(text: str | bytes) -> Expr:
+    """The exact byte string (``str`` is UTF-8 encoded)."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return seq(*(Bytes(((b, b),)) for b in data))
+
+
+_UTF8_BOUNDS = ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF))
+
+
+def codepoints(ranges: Sequence[tuple[int, int]]) -> Expr:
+    """One UTF-8 encoded character whose code point lies in one of ``ranges``.
+
+    Surrogates (U+D800..U+DFFF) are never produced: they are not valid UTF-8.
+    The result is a union of sequences of byte ranges, the usual UTF-8 range split.
+    """
+    parts: list[Expr] = []
+    for lo, hi in _merge_codepoint_ranges(ranges):
+        for a, b in ((lo, min(hi, 0xD7FF)), (max(lo, 0xE000), hi)):
+            if a > b:
+                continue
+            for blo, bhi in _UTF8_BOUNDS:
+                x, y = max(a, blo), min(b, bhi)
+                if x <= y:
+                    parts.extend(_utf8_same_length(x, y))
+    return alt(*parts) if parts else NOTHING
+
+
+def _merge_codepoint_ranges(ranges: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[list[int]] = []
+    for lo, hi in sorted(ranges):
+        lo, hi = max(lo, 0), min(hi, 0x10FFFF)
+        if lo > hi:
+            continue
+        if out and lo <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], hi)
+        else:
+            out.append([lo, hi])
+    return [(lo, hi) for lo, hi in out]
+
+
+def _encode(cp: int) -> bytes:
+    return chr(cp).encode("utf-8", "surrogatepass")
+
+
+def _utf8_same_length(lo: int, hi: int) -> list[Expr]:
+    """Split [lo, hi] (same UTF-8 length) into sequences of byte ranges."""
+    if lo > hi:
+        return []
+    a, b = _encode(lo), _encode(hi)
+    n = len(a)
+    if n == 1:
+        return [Bytes(((a[0], b[0]),))]
+    # Find the longest suffix where lo is all-minimal (0x80) and hi all-maximal (0xBF)
+    # continuation bytes: that range is one sequence of byte ranges.
+    for i in range(1, n):
+        suffix_full = all(a[j] == 0x80 for j in range(i, n)) and all(b[j] == 0xBF for j in range(i, n))
+        if suffix_full and a[:i - 1] == b[:i - 1]:
+            items: list[Expr] = [Bytes(((a[j], a[j]),)) for j in range(i - 1)]
+            items.append(Bytes(((a[i - 1], b[i - 1]),)))
+            items.extend(Bytes(((0x80, 0xBF),)) for _ in range(i, n))
+            return [seq(*items)]
+    if a[: n - 1] == b[: n - 1]:
+        return [seq(*(Bytes(((c, c),)) for c in a[: n - 1]), Bytes(((a[-1], b[-1]),)))]
+    # Split at the boundary where the first differing byte changes.
+    k = next(j for j in range(n) if a[j] != b[j])
+    # Largest code point sharing a[:k+1] as prefix.
+    shift = 6 * (n - 1 - k)
+    mid = lo | ((1 << shift) - 1)
+    if mid >= hi:
+        mid = hi
+    return _utf8_same_length(lo, mid) + _utf8_same_length(mid + 1, hi)
