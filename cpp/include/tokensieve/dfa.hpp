@@ -1,0 +1,65 @@
+// Byte-level deterministic automata for the regular parts of a grammar ("terminals").
+//
+// A terminal arrives from Python as a *regex program*: the regex AST in prefix order,
+// flattened into int32 words (see RegexOp). build_dfa() turns it into a trimmed DFA
+// over byte equivalence classes: every live state can still reach an accepting state,
+// so "not dead" means "a viable prefix of the terminal".
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace tokensieve {
+
+// Prefix encoding of the regex AST:
+//   OP_BYTES n lo_1 hi_1 ... lo_n hi_n   one byte in the union of inclusive ranges
+//   OP_SEQ n child_1 ... child_n         concatenation (n = 0: the empty string)
+//   OP_ALT n child_1 ... child_n         alternation  (n = 0: the empty language)
+//   OP_REPEAT min max child              repetition, max = -1 for unbounded
+enum RegexOp : int32_t { OP_BYTES = 0, OP_SEQ = 1, OP_ALT = 2, OP_REPEAT = 3 };
+
+struct DfaLimits {
+  int64_t max_nfa_states = 2'000'000;  // Thompson NFA size (bounded repeats are unrolled)
+  int32_t max_dfa_states = 200'000;    // states after subset construction
+};
+
+class Dfa {
+ public:
+  static constexpr int32_t kDead = -1;
+
+  // Start state, or kDead when the language is empty.
+  int32_t start() const { return start_; }
+  // Next state on `byte`, or kDead.
+  int32_t next(int32_t state, uint8_t byte) const {
+    return trans_[static_cast<size_t>(state) * num_classes_ + class_of_[byte]];
+  }
+  bool accepting(int32_t state) const { return accepting_[state] != 0; }
+  // True when the empty string is in the language.
+  bool nullable() const { return start_ != kDead && accepting(start_); }
+  // True when some non-empty string leads from `state` (the state has a live edge).
+  bool has_successor(int32_t state) const { return has_successor_[state] != 0; }
+  int32_t num_states() const { return static_cast<int32_t>(accepting_.size()); }
+  int32_t num_classes() const { return num_classes_; }
+  size_t memory_bytes() const;
+
+  // Raw construction (used by build_dfa and by tests).
+  Dfa(int32_t num_classes, std::vector<uint8_t> class_of, std::vector<int32_t> trans,
+      std::vector<uint8_t> accepting, int32_t start);
+  Dfa() = default;
+
+ private:
+  int32_t num_classes_ = 1;
+  std::vector<uint8_t> class_of_ = std::vector<uint8_t>(256, 0);
+  std::vector<int32_t> trans_;        // num_states * num_classes, kDead for no edge
+  std::vector<uint8_t> accepting_;
+  std::vector<uint8_t> has_successor_;
+  int32_t start_ = kDead;
+};
+
+// Builds a trimmed, minimized DFA. Throws tokensieve::Error:
+//   InvalidArgument for a malformed program, LimitExceeded (limit "max_nfa_states" or
+//   "max_dfa_states") when the automaton would be too large.
+// An empty language gives a Dfa whose start() is kDead (not an error here).
+Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits = {});
+
+}  // namespace tokensieve
