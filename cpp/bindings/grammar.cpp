@@ -1,0 +1,46 @@
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include "bind.hpp"
+#include "tokensieve/error.hpp"
+#include "tokensieve/grammar.hpp"
+
+namespace nb = nanobind;
+
+namespace tokensieve::bindings {
+
+void bind_grammar(nb::module_& m) {
+  nb::class_<MatcherLimits>(m, "MatcherLimits")
+      .def(nb::init<>())
+      .def_rw("max_mask_work", &MatcherLimits::max_mask_work)
+      .def_rw("max_accept_work", &MatcherLimits::max_accept_work)
+      .def_rw("max_jump_forward_bytes", &MatcherLimits::max_jump_forward_bytes);
+
+  nb::class_<CompiledGrammar>(m, "CompiledGrammar")
+      .def(
+          "__init__",
+          [](CompiledGrammar* self, std::shared_ptr<Vocabulary> vocab, const nb::list& terminals,
+             int32_t num_nonterminals, const std::vector<std::vector<int32_t>>& productions, int32_t start,
+             const MatcherLimits& limits) {
+            std::vector<Terminal> terms;
+            terms.reserve(nb::len(terminals));
+            for (nb::handle h : terminals) {
+              Terminal t;
+              if (nb::isinstance<int>(h)) {
+                t.special_token = nb::cast<int32_t>(h);
+              } else {
+                t.dfa = nb::cast<std::shared_ptr<Dfa>>(h);
+              }
+              terms.push_back(std::move(t));
+            }
+            new (self) CompiledGrammar(std::move(vocab), std::move(terms), num_nonterminals, productions, start, limits);
+          },
+          nb::arg("vocab"), nb::arg("terminals"), nb::arg("num_nonterminals"), nb::arg("productions"),
+          nb::arg("start"), nb::arg("limits"))
+      .def_prop_ro("num_terminals", &CompiledGrammar::num_terminals)
+      .def_prop_ro("num_productions", &CompiledGrammar::num_productions)
+      .def("memory_bytes", &CompiledGrammar::memory_bytes);
+}
+
+}  // namespace tokensieve::bindings

@@ -1,0 +1,76 @@
+// CompiledGrammar: terminals (byte DFAs or special tokens) + Earley productions, immutable.
+//
+// Symbols are int32: s >= 0 is nonterminal s, s < 0 is terminal -(s + 1).
+// Productions are numbered; a *dotted rule* (production, dot position) gets a dense id so
+// that an Earley item is just (dotted id, origin position). Production 0 is the augmented
+// start rule S' -> S added here.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "tokensieve/dfa.hpp"
+#include "tokensieve/token_trie.hpp"
+
+namespace tokensieve {
+
+struct Terminal {
+  std::shared_ptr<const Dfa> dfa;  // null for a special-token terminal
+  int32_t special_token = -1;      // token id for a special-token terminal
+};
+
+struct MatcherLimits {
+  // Earley items + scans created while computing one mask; bounds the tail latency.
+  int64_t max_mask_work = 50'000'000;
+  // Items + scans created by one accepted token or byte string.
+  int64_t max_accept_work = 5'000'000;
+  // Bytes jump_forward() returns at most.
+  int32_t max_jump_forward_bytes = 4096;
+};
+
+class CompiledGrammar {
+ public:
+  static constexpr int32_t kEnd = std::numeric_limits<int32_t>::min();
+
+  // `productions[i]` = {lhs, rhs...}. Unproductive symbols are removed; an empty language throws
+  // Error(EmptyLanguage).
+  CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::vector<Terminal> terminals, int32_t num_nonterminals,
+                  const std::vector<std::vector<int32_t>>& productions, int32_t start, MatcherLimits limits);
+
+  const Vocabulary& vocab() const { return *vocab_; }
+  const std::shared_ptr<const Vocabulary>& vocab_ptr() const { return vocab_; }
+  const MatcherLimits& limits() const { return limits_; }
+  const Terminal& terminal(int32_t t) const { return terminals_[t]; }
+  int32_t num_terminals() const { return static_cast<int32_t>(terminals_.size()); }
+
+  // Dotted rules.
+  int32_t next_symbol(uint32_t dotted) const { return next_symbol_[dotted]; }
+  uint32_t advance(uint32_t dotted) const { return dotted + 1; }
+  int32_t lhs(uint32_t dotted) const { return lhs_[dotted]; }
+  const std::vector<uint32_t>& predictions(int32_t nonterminal) const { return predictions_[nonterminal]; }
+  bool nullable_nonterminal(int32_t nt) const { return nullable_[nt] != 0; }
+  bool nullable_symbol(int32_t sym) const;
+  uint32_t start_dotted() const { return 0; }  // S' -> . S
+  uint32_t final_dotted() const { return 1; }  // S' -> S .
+  // Terminal indices for a special token id (usually zero or one).
+  const std::vector<int32_t>& special_terminals(uint32_t token_id) const;
+  bool mentions_special(uint32_t token_id) const;
+
+  size_t memory_bytes() const;
+  int32_t num_productions() const { return num_productions_; }
+  int32_t num_dotted() const { return static_cast<int32_t>(next_symbol_.size()); }
+
+ private:
+  std::shared_ptr<const Vocabulary> vocab_;
+  std::vector<Terminal> terminals_;
+  MatcherLimits limits_;
+  std::vector<int32_t> next_symbol_;            // per dotted rule: symbol after the dot, or kEnd
+  std::vector<int32_t> lhs_;                    // per dotted rule
+  std::vector<std::vector<uint32_t>> predictions_;  // per nonterminal: dotted ids with dot 0
+  std::vector<uint8_t> nullable_;               // per nonterminal
+  std::vector<std::pair<uint32_t, std::vector<int32_t>>> specials_;  // token id -> terminals
+  int32_t num_productions_ = 0;
+};
+
+}  // namespace tokensieve

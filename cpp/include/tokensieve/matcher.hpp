@@ -1,0 +1,101 @@
+// Matcher: the parse state of one sequence, and the token masks it allows.
+//
+// The state is an Earley chart over bytes. Each chart position (a "set") holds
+//   - items: (dotted rule, origin position) pairs, and
+//   - scans: items waiting on a terminal, with the terminal's DFA state so far.
+// A byte advances every scan through its DFA; a scan reaching an accepting state completes
+// its terminal (the item moves past it) and the usual predict/complete closure runs. The
+// terminal may also go on: terminals end wherever they may, not greedily, so the language
+// is exactly the grammar's.
+//
+// A position is viable iff it holds a scan (more input possible) or the completed start
+// item (EOS allowed): DFA states are trimmed and every nonterminal is productive, so any
+// scan can still be completed to a full sentence.
+//
+// Masks walk the vocabulary's token trie depth-first from the current position, pushing
+// one chart set per byte and popping on the way back; a dead byte prunes the whole subtree.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tokensieve/grammar.hpp"
+
+namespace tokensieve {
+
+class Matcher {
+ public:
+  explicit Matcher(std::shared_ptr<const CompiledGrammar> grammar);
+  Matcher(const Matcher&) = default;  // fork: an independent copy of the whole state
+  Matcher& operator=(const Matcher&) = default;
+
+  // Fills one bitmask row (bit i of word i/32 set = token i allowed). `num_words` must cover the
+  // vocabulary; extra words are cleared. Throws NoTokenAllowed when nothing at all is allowed.
+  void fill_mask(uint32_t* words, size_t num_words);
+  // Accepts one token; false (state unchanged) when it is not allowed.
+  bool accept_token(uint32_t token_id);
+  // Accepts raw bytes (all or nothing); counts as one history entry for rollback.
+  bool accept_bytes(const std::string& bytes);
+  // Bytes the grammar forces next (state unchanged).
+  std::string jump_forward();
+  void rollback(size_t num_entries);
+  void reset();
+
+  bool is_accepting() const { return !terminated_ && sets_.back().accepting; }
+  bool is_terminated() const { return terminated_; }
+  // True when more bytes or grammar special tokens may follow.
+  bool can_continue() const { return !terminated_ && scans_.size() > sets_.back().scans_begin; }
+  size_t num_history() const { return history_.size(); }
+  size_t num_bytes() const { return sets_.size() - 1; }
+  const CompiledGrammar& grammar() const { return *grammar_; }
+
+ private:
+  struct Scan {
+    uint32_t dotted;
+    uint32_t origin;
+    int32_t state;     // DFA state, or -1 for a special-token terminal
+    int32_t terminal;
+  };
+  struct Set {
+    uint32_t items_begin;
+    uint32_t scans_begin;
+    bool accepting;
+  };
+  struct HistoryEntry {
+    uint32_t num_sets;  // chart size before the entry
+    bool eos;
+  };
+
+  void start_chart();
+  void push_set();
+  void truncate(size_t num_sets);
+  void add_item(uint32_t dotted, uint32_t origin);
+  void closure();
+  void dedupe_scans();
+  bool scan_byte(uint8_t byte);
+  bool scan_special(uint32_t token_id);
+  bool top_viable() const;
+  void grow_seen();
+  void charge(int64_t limit, const char* what);
+
+  std::shared_ptr<const CompiledGrammar> grammar_;
+  std::vector<uint64_t> items_;
+  std::vector<Scan> scans_;
+  std::vector<Set> sets_;
+  std::vector<HistoryEntry> history_;
+  bool terminated_ = false;
+
+  // Per-set duplicate detection: open addressing with generation stamps (no clearing).
+  std::vector<uint64_t> seen_keys_;
+  std::vector<uint32_t> seen_stamp_;
+  uint32_t stamp_ = 0;
+  uint32_t seen_count_ = 0;
+  int64_t work_ = 0;
+};
+
+// Fills rows of a bitmask for several matchers in parallel (no Python objects touched).
+void fill_masks_parallel(const std::vector<Matcher*>& matchers, uint32_t* words, size_t words_per_row,
+                         const std::vector<int64_t>& rows, int num_threads);
+
+}  // namespace tokensieve

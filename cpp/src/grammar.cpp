@@ -1,0 +1,124 @@
+#include "tokensieve/grammar.hpp"
+
+#include <algorithm>
+
+#include "tokensieve/error.hpp"
+
+namespace tokensieve {
+
+namespace {
+
+bool terminal_productive(const Terminal& t) { return t.dfa == nullptr || t.dfa->start() != Dfa::kDead; }
+bool terminal_nullable(const Terminal& t) { return t.dfa != nullptr && t.dfa->nullable(); }
+
+}  // namespace
+
+CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::vector<Terminal> terminals,
+                                 int32_t num_nonterminals, const std::vector<std::vector<int32_t>>& productions,
+                                 int32_t start, MatcherLimits limits)
+    : vocab_(std::move(vocab)), terminals_(std::move(terminals)), limits_(limits) {
+  const int32_t nt_count = num_nonterminals;
+  const int32_t t_count = static_cast<int32_t>(terminals_.size());
+  if (start < 0 || start >= nt_count) throw Error(ErrorKind::InvalidArgument, "start symbol out of range");
+  for (const auto& p : productions) {
+    if (p.empty() || p[0] < 0 || p[0] >= nt_count) throw Error(ErrorKind::InvalidArgument, "bad production lhs");
+    for (size_t i = 1; i < p.size(); ++i) {
+      int32_t s = p[i];
+      if (s >= nt_count || (s < 0 && -(s + 1) >= t_count)) {
+        throw Error(ErrorKind::InvalidArgument, "production symbol out of range");
+      }
+    }
+  }
+  for (const auto& t : terminals_) {
+    if (t.dfa == nullptr && (t.special_token < 0 || static_cast<uint32_t>(t.special_token) >= vocab_->size())) {
+      throw Error(ErrorKind::InvalidArgument, "special-token terminal id out of range");
+    }
+  }
+
+  // Productive nonterminals (fixpoint): those deriving at least one finite string.
+  std::vector<uint8_t> productive(nt_count, 0);
+  auto sym_productive = [&](int32_t s) {
+    return s >= 0 ? productive[s] != 0 : terminal_productive(terminals_[-(s + 1)]);
+  };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& p : productions) {
+      if (productive[p[0]]) continue;
+      if (std::all_of(p.begin() + 1, p.end(), sym_productive)) {
+        productive[p[0]] = 1;
+        changed = true;
+      }
+    }
+  }
+  if (!productive[start]) throw Error(ErrorKind::EmptyLanguage, "the grammar's language is empty");
+
+  // Nullable nonterminals (fixpoint).
+  nullable_.assign(nt_count, 0);
+  auto sym_nullable = [&](int32_t s) { return s >= 0 ? nullable_[s] != 0 : terminal_nullable(terminals_[-(s + 1)]); };
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const auto& p : productions) {
+      if (nullable_[p[0]]) continue;
+      if (std::all_of(p.begin() + 1, p.end(), sym_productive) && std::all_of(p.begin() + 1, p.end(), sym_nullable)) {
+        nullable_[p[0]] = 1;
+        changed = true;
+      }
+    }
+  }
+
+  // Dotted rules: the augmented start S' -> S gets ids 0 and 1; S' has id nt_count.
+  predictions_.assign(nt_count + 1, {});
+  auto add_production = [&](int32_t lhs, const int32_t* rhs, size_t n) {
+    uint32_t base = static_cast<uint32_t>(next_symbol_.size());
+    for (size_t i = 0; i < n; ++i) {
+      next_symbol_.push_back(rhs[i]);
+      lhs_.push_back(lhs);
+    }
+    next_symbol_.push_back(kEnd);
+    lhs_.push_back(lhs);
+    predictions_[lhs].push_back(base);
+    ++num_productions_;
+  };
+  add_production(nt_count, &start, 1);
+  nullable_.push_back(nullable_[start]);
+  for (const auto& p : productions) {
+    if (!std::all_of(p.begin() + 1, p.end(), sym_productive)) continue;
+    add_production(p[0], p.data() + 1, p.size() - 1);
+  }
+
+  for (int32_t t = 0; t < t_count; ++t) {
+    if (terminals_[t].dfa != nullptr) continue;
+    uint32_t id = static_cast<uint32_t>(terminals_[t].special_token);
+    auto it = std::find_if(specials_.begin(), specials_.end(), [&](const auto& e) { return e.first == id; });
+    if (it == specials_.end()) {
+      specials_.push_back({id, {t}});
+    } else {
+      it->second.push_back(t);
+    }
+  }
+}
+
+bool CompiledGrammar::nullable_symbol(int32_t sym) const {
+  return sym >= 0 ? nullable_[sym] != 0 : terminal_nullable(terminals_[-(sym + 1)]);
+}
+
+const std::vector<int32_t>& CompiledGrammar::special_terminals(uint32_t token_id) const {
+  static const std::vector<int32_t> kNone;
+  for (const auto& e : specials_) {
+    if (e.first == token_id) return e.second;
+  }
+  return kNone;
+}
+
+bool CompiledGrammar::mentions_special(uint32_t token_id) const { return !special_terminals(token_id).empty(); }
+
+size_t CompiledGrammar::memory_bytes() const {
+  size_t n = sizeof(*this) + 8 * next_symbol_.capacity();
+  for (const auto& p : predictions_) n += 4 * p.capacity() + sizeof(p);
+  for (const auto& t : terminals_) {
+    if (t.dfa) n += t.dfa->memory_bytes();
+  }
+  return n;
+}
+
+}  // namespace tokensieve

@@ -1,0 +1,384 @@
+#include "tokensieve/matcher.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "tokensieve/error.hpp"
+
+namespace tokensieve {
+
+namespace {
+
+inline uint64_t item_key(uint32_t dotted, uint32_t origin) { return (static_cast<uint64_t>(dotted) << 32) | origin; }
+inline uint32_t item_dotted(uint64_t item) { return static_cast<uint32_t>(item >> 32); }
+inline uint32_t item_origin(uint64_t item) { return static_cast<uint32_t>(item); }
+inline uint64_t mix(uint64_t x) {
+  x ^= x >> 33;
+  x *= 0xff51afd7ed558ccdULL;
+  x ^= x >> 33;
+  return x;
+}
+
+}  // namespace
+
+Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar) : grammar_(std::move(grammar)) {
+  if (!grammar_) throw Error(ErrorKind::InvalidArgument, "Matcher needs a compiled grammar");
+  seen_keys_.assign(64, 0);
+  seen_stamp_.assign(64, 0);
+  start_chart();
+}
+
+void Matcher::start_chart() {
+  items_.clear();
+  scans_.clear();
+  sets_.clear();
+  history_.clear();
+  terminated_ = false;
+  work_ = 0;
+  push_set();
+  add_item(grammar_->start_dotted(), 0);
+  closure();
+  dedupe_scans();
+}
+
+void Matcher::reset() { start_chart(); }
+
+void Matcher::push_set() {
+  sets_.push_back({static_cast<uint32_t>(items_.size()), static_cast<uint32_t>(scans_.size()), false});
+  ++stamp_;
+  if (stamp_ == 0) {  // wrapped: clear stamps once every 4 billion sets
+    std::fill(seen_stamp_.begin(), seen_stamp_.end(), 0);
+    stamp_ = 1;
+  }
+  seen_count_ = 0;
+}
+
+void Matcher::truncate(size_t num_sets) {
+  if (num_sets >= sets_.size()) return;
+  items_.resize(sets_[num_sets].items_begin);
+  scans_.resize(sets_[num_sets].scans_begin);
+  sets_.resize(num_sets);
+}
+
+void Matcher::grow_seen() {
+  size_t cap = seen_keys_.size() * 2;
+  seen_keys_.assign(cap, 0);
+  seen_stamp_.assign(cap, 0);
+  // Re-insert the items of the set being built.
+  seen_count_ = 0;
+  for (size_t i = sets_.back().items_begin; i < items_.size(); ++i) {
+    uint64_t key = items_[i];
+    size_t mask = cap - 1, h = mix(key) & mask;
+    while (seen_stamp_[h] == stamp_) h = (h + 1) & mask;
+    seen_stamp_[h] = stamp_;
+    seen_keys_[h] = key;
+    ++seen_count_;
+  }
+}
+
+void Matcher::add_item(uint32_t dotted, uint32_t origin) {
+  uint64_t key = item_key(dotted, origin);
+  size_t mask = seen_keys_.size() - 1, h = mix(key) & mask;
+  while (seen_stamp_[h] == stamp_) {
+    if (seen_keys_[h] == key) return;
+    h = (h + 1) & mask;
+  }
+  seen_stamp_[h] = stamp_;
+  seen_keys_[h] = key;
+  items_.push_back(key);
+  ++work_;
+  if (++seen_count_ * 2 > seen_keys_.size()) grow_seen();
+}
+
+// Predict / complete until nothing new appears in the top set; items waiting on a terminal
+// become scans starting at the terminal's initial DFA state.
+void Matcher::closure() {
+  const CompiledGrammar& g = *grammar_;
+  const uint32_t pos = static_cast<uint32_t>(sets_.size() - 1);
+  for (size_t idx = sets_.back().items_begin; idx < items_.size(); ++idx) {
+    const uint64_t item = items_[idx];
+    const uint32_t dotted = item_dotted(item), origin = item_origin(item);
+    const int32_t sym = g.next_symbol(dotted);
+    if (sym == CompiledGrammar::kEnd) {
+      if (dotted == g.final_dotted()) {
+        sets_.back().accepting = true;
+        continue;
+      }
+      // Completion at the same position is covered by advancing over nullable symbols at
+      // prediction time (Aycock & Horspool), so only earlier origins are searched.
+      if (origin == pos) continue;
+      const int32_t lhs = g.lhs(dotted);
+      const size_t begin = sets_[origin].items_begin, end = sets_[origin + 1].items_begin;
+      for (size_t k = begin; k < end; ++k) {
+        const uint32_t d2 = item_dotted(items_[k]);
+        if (g.next_symbol(d2) == lhs) add_item(g.advance(d2), item_origin(items_[k]));
+      }
+    } else if (sym >= 0) {
+      for (uint32_t p : g.predictions(sym)) add_item(p, pos);
+      if (g.nullable_nonterminal(sym)) add_item(g.advance(dotted), origin);
+    } else {
+      const int32_t t = -(sym + 1);
+      const Terminal& term = g.terminal(t);
+      if (term.dfa == nullptr) {
+        scans_.push_back({dotted, origin, -1, t});
+        ++work_;
+      } else {
+        const Dfa& dfa = *term.dfa;
+        if (dfa.has_successor(dfa.start())) {
+          scans_.push_back({dotted, origin, dfa.start(), t});
+          ++work_;
+        }
+        if (dfa.nullable()) add_item(g.advance(dotted), origin);
+      }
+    }
+  }
+}
+
+// Two scans with the same item and DFA state behave identically from here on: keep one.
+void Matcher::dedupe_scans() {
+  const size_t begin = sets_.back().scans_begin;
+  if (scans_.size() - begin < 2) return;
+  auto less = [](const Scan& a, const Scan& b) {
+    if (a.dotted != b.dotted) return a.dotted < b.dotted;
+    if (a.origin != b.origin) return a.origin < b.origin;
+    return a.state < b.state;
+  };
+  auto same = [](const Scan& a, const Scan& b) {
+    return a.dotted == b.dotted && a.origin == b.origin && a.state == b.state;
+  };
+  std::sort(scans_.begin() + begin, scans_.end(), less);
+  scans_.erase(std::unique(scans_.begin() + begin, scans_.end(), same), scans_.end());
+}
+
+bool Matcher::top_viable() const { return sets_.back().accepting || scans_.size() > sets_.back().scans_begin; }
+
+// Pushes the set after `byte`; returns whether it is viable (the caller pops it otherwise).
+bool Matcher::scan_byte(uint8_t byte) {
+  const CompiledGrammar& g = *grammar_;
+  const size_t begin = sets_.back().scans_begin, end = scans_.size();
+  push_set();
+  bool completed = false;
+  for (size_t k = begin; k < end; ++k) {
+    const Scan s = scans_[k];
+    if (s.state < 0) continue;
+    const Dfa& dfa = *g.terminal(s.terminal).dfa;
+    const int32_t q = dfa.next(s.state, byte);
+    if (q == Dfa::kDead) continue;
+    if (dfa.has_successor(q)) {
+      scans_.push_back({s.dotted, s.origin, q, s.terminal});
+      ++work_;
+    }
+    if (dfa.accepting(q)) {
+      add_item(g.advance(s.dotted), s.origin);
+      completed = true;
+    }
+  }
+  if (completed) closure();
+  dedupe_scans();
+  return top_viable();
+}
+
+bool Matcher::scan_special(uint32_t token_id) {
+  const CompiledGrammar& g = *grammar_;
+  const size_t begin = sets_.back().scans_begin, end = scans_.size();
+  push_set();
+  for (size_t k = begin; k < end; ++k) {
+    const Scan s = scans_[k];
+    if (s.state < 0 && g.terminal(s.terminal).special_token == static_cast<int32_t>(token_id)) {
+      add_item(g.advance(s.dotted), s.origin);
+    }
+  }
+  closure();
+  dedupe_scans();
+  return top_viable();
+}
+
+void Matcher::charge(int64_t limit, const char* what) {
+  if (work_ > limit) {
+    throw Error(ErrorKind::LimitExceeded,
+                std::string("parser work exceeded ") + what + " (" + std::to_string(limit) +
+                    " items); the grammar is too ambiguous or the input too long for this limit",
+                what);
+  }
+}
+
+void Matcher::fill_mask(uint32_t* words, size_t num_words) {
+  const Vocabulary& vocab = grammar_->vocab();
+  const size_t needed = (vocab.size() + 31) / 32;
+  if (num_words < needed) {
+    throw Error(ErrorKind::VocabularyMismatch, "bitmask row has " + std::to_string(num_words) +
+                                                   " words; the vocabulary needs " + std::to_string(needed));
+  }
+  std::memset(words, 0, num_words * sizeof(uint32_t));
+  auto allow = [words](uint32_t id) { words[id >> 5] |= 1u << (id & 31); };
+  if (terminated_) {  // a finished row in a batch: EOS keeps it finished
+    for (uint32_t e : vocab.eos_ids()) allow(e);
+    return;
+  }
+  bool any = false;
+  if (sets_.back().accepting) {
+    for (uint32_t e : vocab.eos_ids()) allow(e);
+    any = !vocab.eos_ids().empty();
+  }
+  const size_t base = sets_.size();
+  for (size_t k = sets_.back().scans_begin; k < scans_.size(); ++k) {
+    if (scans_[k].state < 0) {
+      allow(static_cast<uint32_t>(grammar_->terminal(scans_[k].terminal).special_token));
+      any = true;
+    }
+  }
+
+  const TokenTrie& trie = vocab.trie();
+  const uint32_t n = trie.num_nodes();
+  const int64_t budget = grammar_->limits().max_mask_work;
+  work_ = 0;
+  try {
+    uint32_t node = 1;
+    while (node < n) {
+      truncate(base + trie.depth(node) - 1);
+      if (scan_byte(trie.byte(node))) {
+        for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) allow(*t);
+        any = any || trie.tokens_begin(node) != trie.tokens_end(node);
+        ++node;
+      } else {
+        node = trie.subtree_end(node);
+      }
+      charge(budget, "max_mask_work");
+    }
+  } catch (...) {
+    truncate(base);
+    throw;
+  }
+  truncate(base);
+  if (!any) {
+    throw Error(ErrorKind::NoTokenAllowed,
+                "no token is allowed here: the grammar needs bytes that no token of this vocabulary provides");
+  }
+}
+
+bool Matcher::accept_bytes(const std::string& bytes) {
+  if (terminated_) throw Error(ErrorKind::MatcherState, "the matcher has terminated (EOS was accepted)");
+  const size_t before = sets_.size();
+  work_ = 0;
+  for (unsigned char b : bytes) {
+    if (!scan_byte(b)) {
+      truncate(before);
+      return false;
+    }
+    if (work_ > grammar_->limits().max_accept_work) {
+      truncate(before);
+      charge(grammar_->limits().max_accept_work, "max_accept_work");
+    }
+  }
+  history_.push_back({static_cast<uint32_t>(before), false});
+  return true;
+}
+
+bool Matcher::accept_token(uint32_t token_id) {
+  const Vocabulary& vocab = grammar_->vocab();
+  if (token_id >= vocab.size()) {
+    throw Error(ErrorKind::InvalidArgument,
+                "token id " + std::to_string(token_id) + " is outside the vocabulary (size " +
+                    std::to_string(vocab.size()) + ")");
+  }
+  if (terminated_) throw Error(ErrorKind::MatcherState, "the matcher has terminated (EOS was accepted)");
+  const size_t before = sets_.size();
+  if (grammar_->mentions_special(token_id)) {
+    if (scan_special(token_id)) {
+      history_.push_back({static_cast<uint32_t>(before), false});
+      return true;
+    }
+    truncate(before);
+  }
+  const auto& eos = vocab.eos_ids();
+  if (std::find(eos.begin(), eos.end(), token_id) != eos.end()) {
+    if (!sets_.back().accepting) return false;
+    terminated_ = true;
+    history_.push_back({static_cast<uint32_t>(before), true});
+    return true;
+  }
+  if (vocab.is_special(token_id)) return false;
+  const std::string& bytes = vocab.token(token_id);
+  if (bytes.empty()) return false;
+  return accept_bytes(bytes);
+}
+
+void Matcher::rollback(size_t num_entries) {
+  if (num_entries > history_.size()) {
+    throw Error(ErrorKind::InvalidArgument, "cannot roll back " + std::to_string(num_entries) +
+                                                " entries: only " + std::to_string(history_.size()) + " accepted");
+  }
+  if (num_entries == 0) return;
+  const HistoryEntry target = history_[history_.size() - num_entries];
+  for (size_t i = history_.size() - num_entries; i < history_.size(); ++i) {
+    if (history_[i].eos) terminated_ = false;
+  }
+  history_.resize(history_.size() - num_entries);
+  truncate(target.num_sets);
+}
+
+std::string Matcher::jump_forward() {
+  std::string out;
+  if (terminated_) return out;
+  const size_t base = sets_.size();
+  const int32_t limit = grammar_->limits().max_jump_forward_bytes;
+  while (static_cast<int32_t>(out.size()) < limit && !sets_.back().accepting) {
+    // The bytes any scan can take next; a special-token scan means a choice is left.
+    int forced = -1;
+    bool several = false;
+    for (size_t k = sets_.back().scans_begin; k < scans_.size() && !several; ++k) {
+      const Scan& s = scans_[k];
+      if (s.state < 0) {
+        several = true;
+        break;
+      }
+      const Dfa& dfa = *grammar_->terminal(s.terminal).dfa;
+      for (int b = 0; b < 256; ++b) {
+        if (dfa.next(s.state, static_cast<uint8_t>(b)) == Dfa::kDead) continue;
+        if (forced == -1) {
+          forced = b;
+        } else if (forced != b) {
+          several = true;
+          break;
+        }
+      }
+    }
+    if (several || forced < 0) break;
+    if (!scan_byte(static_cast<uint8_t>(forced))) break;  // cannot happen: live DFA edges are viable
+    out.push_back(static_cast<char>(forced));
+  }
+  truncate(base);
+  return out;
+}
+
+void fill_masks_parallel(const std::vector<Matcher*>& matchers, uint32_t* words, size_t words_per_row,
+                         const std::vector<int64_t>& rows, int num_threads) {
+  const size_t n = matchers.size();
+  if (rows.size() != n) throw Error(ErrorKind::InvalidArgument, "one row index per matcher is needed");
+  num_threads = std::max(1, std::min<int>(num_threads, static_cast<int>(n)));
+  std::exception_ptr first_error;
+  std::mutex error_mutex;
+  auto work = [&](size_t start) {
+    for (size_t i = start; i < n; i += static_cast<size_t>(num_threads)) {
+      try {
+        matchers[i]->fill_mask(words + static_cast<size_t>(rows[i]) * words_per_row, words_per_row);
+      } catch (...) {
+        std::lock_guard<std::mutex> lock(error_mutex);
+        if (!first_error) first_error = std::current_exception();
+      }
+    }
+  };
+  if (num_threads == 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> threads;
+    for (int t = 0; t < num_threads; ++t) threads.emplace_back(work, static_cast<size_t>(t));
+    for (auto& th : threads) th.join();
+  }
+  if (first_error) std::rethrow_exception(first_error);
+}
+
+}  // namespace tokensieve

@@ -1,0 +1,93 @@
+#include "tokensieve/token_trie.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "tokensieve/error.hpp"
+
+namespace tokensieve {
+
+TokenTrie::TokenTrie(const std::vector<std::string>& tokens, const std::vector<uint8_t>& include) {
+  // Sorting the token strings makes the preorder of the trie the sorted order: each string adds
+  // the nodes for the bytes beyond its common prefix with the previous string.
+  std::vector<uint32_t> order;
+  order.reserve(tokens.size());
+  for (uint32_t i = 0; i < tokens.size(); ++i) {
+    if (include[i] && !tokens[i].empty()) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+    return tokens[a] < tokens[b] || (tokens[a] == tokens[b] && a < b);
+  });
+
+  byte_.push_back(0);
+  depth_.push_back(0);
+  subtree_end_.push_back(0);
+  std::vector<uint32_t> path = {0};  // path[d] = node at depth d on the current branch
+  std::vector<uint32_t> node_of_token(order.size());
+  const std::string* prev = nullptr;
+  for (size_t k = 0; k < order.size(); ++k) {
+    const std::string& s = tokens[order[k]];
+    size_t common = 0;
+    if (prev != nullptr) {
+      size_t limit = std::min(prev->size(), s.size());
+      while (common < limit && (*prev)[common] == s[common]) ++common;
+    }
+    // Close the nodes deeper than the common prefix.
+    while (path.size() > common + 1) {
+      subtree_end_[path.back()] = static_cast<uint32_t>(byte_.size());
+      path.pop_back();
+    }
+    for (size_t d = common; d < s.size(); ++d) {
+      path.push_back(static_cast<uint32_t>(byte_.size()));
+      byte_.push_back(static_cast<uint8_t>(s[d]));
+      depth_.push_back(static_cast<uint32_t>(d + 1));
+      subtree_end_.push_back(0);
+    }
+    max_depth_ = std::max<uint32_t>(max_depth_, static_cast<uint32_t>(s.size()));
+    node_of_token[k] = path.back();
+    prev = &s;
+  }
+  while (!path.empty()) {
+    subtree_end_[path.back()] = static_cast<uint32_t>(byte_.size());
+    path.pop_back();
+  }
+  // Tokens in node order (order is already sorted by node because preorder == sorted order).
+  token_start_.assign(byte_.size() + 1, 0);
+  for (uint32_t n : node_of_token) token_start_[n + 1]++;
+  std::partial_sum(token_start_.begin(), token_start_.end(), token_start_.begin());
+  token_ids_.resize(order.size());
+  std::vector<uint32_t> fill(token_start_.begin(), token_start_.end() - 1);
+  for (size_t k = 0; k < order.size(); ++k) token_ids_[fill[node_of_token[k]]++] = order[k];
+}
+
+size_t TokenTrie::memory_bytes() const {
+  return byte_.capacity() + 4 * (depth_.capacity() + subtree_end_.capacity() + token_start_.capacity() +
+                                 token_ids_.capacity());
+}
+
+static std::vector<uint8_t> included(const std::vector<std::string>& tokens, const std::vector<uint8_t>& special) {
+  if (special.size() != tokens.size()) {
+    throw Error(ErrorKind::InvalidArgument, "is_special must have one flag per token");
+  }
+  std::vector<uint8_t> inc(tokens.size());
+  for (size_t i = 0; i < tokens.size(); ++i) inc[i] = special[i] ? 0 : 1;
+  return inc;
+}
+
+Vocabulary::Vocabulary(std::vector<std::string> tokens, std::vector<uint8_t> is_special, std::vector<uint32_t> eos_ids)
+    : tokens_(std::move(tokens)),
+      is_special_(std::move(is_special)),
+      eos_ids_(std::move(eos_ids)),
+      trie_(tokens_, included(tokens_, is_special_)) {
+  for (uint32_t e : eos_ids_) {
+    if (e >= tokens_.size()) throw Error(ErrorKind::InvalidArgument, "EOS id out of range");
+  }
+}
+
+size_t Vocabulary::memory_bytes() const {
+  size_t n = trie_.memory_bytes() + is_special_.capacity();
+  for (const auto& t : tokens_) n += t.capacity() + sizeof(std::string);
+  return n;
+}
+
+}  // namespace tokensieve

@@ -1,0 +1,126 @@
+"""``Compiler``: sources -> :class:`CompiledGrammar` for one vocabulary, with a bounded cache."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Literal
+
+from ..frontends.whitespace import WhitespacePolicy
+from ..ir import Grammar
+from ..limits import Limits
+from ..vocabulary import Vocabulary
+from .compiled import CompiledGrammar, compile_grammar
+
+__all__ = ["Compiler"]
+
+
+class Compiler:
+    """Compiles grammars for one vocabulary and caches them.
+
+    The cache key is (kind of source, source, options, vocabulary fingerprint); the cache
+    holds at most ``limits.cache_bytes`` of compiled grammars, least recently used first out.
+    A compiler is safe to use from several threads.
+    """
+
+    def __init__(self, vocab: Vocabulary, *, limits: Limits | None = None) -> None:
+        self.vocab = vocab
+        self.limits = limits or Limits()
+        self._cache: OrderedDict[tuple[Any, ...], CompiledGrammar] = OrderedDict()
+        self._cache_bytes = 0
+        self._lock = threading.Lock()
+        self.cache_hits = 0
+        self.cache_misses = 0
+
+    # ------------------------------------------------------------------ sources
+    def grammar(self, grammar: Grammar) -> CompiledGrammar:
+        """Compile a grammar IR directly (not cached: IR objects are mutable)."""
+        return compile_grammar(grammar, self.vocab, self.limits, "grammar")
+
+    def regex(self, pattern: str) -> CompiledGrammar:
+        """Output must match ``pattern`` entirely (Python ``re`` / ECMAScript common subset)."""
+        from ..frontends.regex import parse_regex
+
+        def build() -> Grammar:
+            g = Grammar()
+            g.add("root", parse_regex(pattern))
+            return g
+
+        return self._cached(("regex", pattern), build, "regex")
+
+    def ebnf(self, text: str, *, start: str = "root") -> CompiledGrammar:
+        """A GBNF-compatible EBNF grammar; ``start`` names the start rule."""
+        from ..frontends.ebnf import parse_ebnf
+
+        return self._cached(
+            ("ebnf", text, start),
+            lambda: parse_ebnf(text, start=start, special_tokens=self.vocab.token_id),
+            "ebnf",
+        )
+
+    def json(self, *, whitespace: WhitespacePolicy | str | int | None = None) -> CompiledGrammar:
+        """Any JSON value (RFC 8259)."""
+        from ..frontends.json_value import json_grammar
+
+        ws = WhitespacePolicy.coerce(whitespace)
+        return self._cached(("json", ws.key()), lambda: json_grammar(ws), "json")
+
+    def choice(self, options: Sequence[str]) -> CompiledGrammar:
+        """Exactly one of ``options``."""
+        from ..frontends.choice import choice_grammar
+
+        opts = tuple(options)
+        return self._cached(("choice", opts), lambda: choice_grammar(opts), "choice")
+
+    def json_schema(
+        self,
+        schema: Any,
+        *,
+        whitespace: WhitespacePolicy | str | int | None = None,
+        strict: bool = False,
+        property_order: Literal["declared", "any"] = "declared",
+        relax: bool | Iterable[str] = False,
+    ) -> CompiledGrammar:
+        """A JSON value valid under ``schema`` (dict, JSON text, Pydantic model or type hint)."""
+        from ..frontends.json_schema import json_schema_to_grammar
+
+        ws = WhitespacePolicy.coerce(whitespace)
+        relax_key: Any = relax if isinstance(relax, bool) else tuple(sorted(relax))
+        try:
+            source_key: Any = schema if isinstance(schema, str) else json.dumps(schema, sort_keys=True)
+        except TypeError:
+            source_key = ("object", id(schema), schema)  # classes and type hints: keyed by identity
+
+        def build() -> Grammar:
+            return json_schema_to_grammar(
+                schema, whitespace=ws, strict=strict, property_order=property_order, relax=relax
+            )
+
+        return self._cached(("json_schema", source_key, ws.key(), strict, property_order, relax_key), build, "json_schema")
+
+    # ------------------------------------------------------------------ cache
+    def _cached(self, key: tuple[Any, ...], build: Callable[[], Grammar], source: str) -> CompiledGrammar:
+        full_key = (*key, self.vocab.fingerprint)
+        with self._lock:
+            hit = self._cache.get(full_key)
+            if hit is not None:
+                self._cache.move_to_end(full_key)
+                self.cache_hits += 1
+                return hit
+            self.cache_misses += 1
+        compiled = compile_grammar(build(), self.vocab, self.limits, source)
+        with self._lock:
+            if full_key not in self._cache:
+                self._cache[full_key] = compiled
+                self._cache_bytes += compiled.memory_bytes
+                while self._cache_bytes > self.limits.cache_bytes and len(self._cache) > 1:
+                    _, old = self._cache.popitem(last=False)
+                    self._cache_bytes -= old.memory_bytes
+        return compiled
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+            self._cache_bytes = 0

@@ -1,0 +1,349 @@
+"""Lowering: grammar IR -> terminals (byte automata) + Earley productions.
+
+The IR lets front-ends write whole languages as expressions. The runtime wants two kinds
+of pieces: *terminals*, regular byte languages run by a DFA (cheap per byte), and
+*productions*, the context-free skeleton run by the Earley parser (general but costlier).
+
+The rule: an expression is **regular** when it reaches no recursive rule and no special
+token. A regular expression becomes one terminal if its DFA has at most
+``Limits.max_terminal_states`` states; otherwise it is split along its structure (a
+sequence into its items, an alternation into alternatives, a repetition into a recursive
+rule), and each part tries again. Everything else is lowered structurally.
+
+Splitting never changes the language: the Earley matcher lets a terminal end at *any*
+accepting state of its DFA, so how the grammar is cut into terminals only affects speed.
+
+Symbols are encoded as in ``cpp/include/tokensieve/grammar.hpp``: ``n >= 0`` is
+nonterminal ``n``, ``-(t + 1)`` is terminal ``t``.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import GrammarSyntaxError, LimitExceeded
+from ..ir import Alt, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
+from ..limits import Limits
+
+__all__ = ["LoweredGrammar", "lower", "regex_program"]
+
+# Regex program opcodes (cpp/include/tokensieve/dfa.hpp).
+OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT = 0, 1, 2, 3
+
+# A terminal builder returns a DFA handle, or None when the automaton would exceed the budget.
+TerminalBuilder = Callable[[list[int], int], Any]
+
+
+@dataclass
+class LoweredGrammar:
+    """The runtime's view of a grammar (before the native CompiledGrammar is built)."""
+
+    terminals: list[Any] = field(default_factory=list)  # DFA handles, or int special token ids
+    productions: list[list[int]] = field(default_factory=list)  # [lhs, rhs...]
+    num_nonterminals: int = 0
+    start: int = 0
+    nonterminal_names: list[str] = field(default_factory=list)
+
+
+def regex_program(expr: Expr, rules: dict[str, Expr] | None = None) -> list[int]:
+    """The prefix-encoded program of a regular expression (``Ref`` bodies are inlined)."""
+    out: list[int] = []
+    _emit(expr, rules or {}, out, {})
+    return out
+
+
+def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, list[int]]) -> None:
+    cached = memo.get(id(expr))
+    if cached is not None:
+        out.extend(cached)
+        return
+    start = len(out)
+    if isinstance(expr, Bytes):
+        out.append(OP_BYTES)
+        out.append(len(expr.ranges))
+        for lo, hi in expr.ranges:
+            out.append(lo)
+            out.append(hi)
+    elif isinstance(expr, Seq):
+        out.append(OP_SEQ)
+        out.append(len(expr.items))
+        for it in expr.items:
+            _emit(it, rules, out, memo)
+    elif isinstance(expr, Alt):
+        out.append(OP_ALT)
+        out.append(len(expr.items))
+        for it in expr.items:
+            _emit(it, rules, out, memo)
+    elif isinstance(expr, Repeat):
+        out.append(OP_REPEAT)
+        out.append(expr.min)
+        out.append(-1 if expr.max is None else expr.max)
+        _emit(expr.item, rules, out, memo)
+    elif isinstance(expr, Ref):
+        _emit(rules[expr.name], rules, out, memo)
+    else:
+        raise TypeError(f"not a regular expression: {expr!r}")
+    memo[id(expr)] = out[start:]
+
+
+def _recursive_rules(grammar: Grammar) -> set[str]:
+    """Names of rules that can reach themselves (Tarjan's SCCs, iterative)."""
+    graph: dict[str, list[str]] = {name: sorted(_refs(body)) for name, body in grammar.rules.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    recursive: set[str] = set()
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work: list[tuple[str, int]] = [(root, 0)]
+        while work:
+            node, i = work.pop()
+            if i == 0:
+                index[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            succ = graph.get(node, [])
+            if i < len(succ):
+                work.append((node, i + 1))
+                nxt = succ[i]
+                if nxt not in graph:
+                    continue
+                if nxt not in index:
+                    work.append((nxt, 0))
+                elif nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            for s in succ:
+                if s in on_stack and s in low:
+                    low[node] = min(low[node], low[s])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    w = stack.pop()
+                    on_stack.discard(w)
+                    component.append(w)
+                    if w == node:
+                        break
+                if len(component) > 1 or node in graph[node]:
+                    recursive.update(component)
+    return recursive
+
+
+def _refs(expr: Expr) -> set[str]:
+    found: set[str] = set()
+    stack = [expr]
+    seen: set[int] = set()
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, Ref):
+            found.add(e.name)
+        elif isinstance(e, (Seq, Alt)):
+            stack.extend(e.items)
+        elif isinstance(e, Repeat):
+            stack.append(e.item)
+    return found
+
+
+class _Lowering:
+    def __init__(self, grammar: Grammar, build: TerminalBuilder, limits: Limits) -> None:
+        self.grammar = grammar
+        self.rules = grammar.rules
+        self.build = build
+        self.limits = limits
+        self.recursive = _recursive_rules(grammar)
+        self.out = LoweredGrammar()
+        self.regular_memo: dict[int, bool] = {}
+        self.rule_nt: dict[str, int] = {}
+        self.expr_nt: dict[int, int] = {}
+        self.terminal_of_program: dict[tuple[int, ...], int | None] = {}
+        self.special_terminal: dict[int, int] = {}
+        self.program_memo: dict[int, list[int]] = {}
+        self.keep_alive: list[Expr] = []  # id()-keyed memos need their keys alive
+
+    # ---------------------------------------------------------------- classification
+    def is_regular(self, expr: Expr) -> bool:
+        key = id(expr)
+        hit = self.regular_memo.get(key)
+        if hit is not None:
+            return hit
+        self.keep_alive.append(expr)
+        if isinstance(expr, Bytes):
+            result = True
+        elif isinstance(expr, Special):
+            result = False
+        elif isinstance(expr, Ref):
+            result = expr.name not in self.recursive and self.is_regular(self.rule_body(expr.name))
+        elif isinstance(expr, (Seq, Alt)):
+            result = all(self.is_regular(it) for it in expr.items)
+        else:
+            result = self.is_regular(expr.item)
+        self.regular_memo[key] = result
+        return result
+
+    def rule_body(self, name: str) -> Expr:
+        try:
+            return self.rules[name]
+        except KeyError:
+            raise GrammarSyntaxError(f"rule {name!r} is referenced but not defined", source="grammar") from None
+
+    # ---------------------------------------------------------------- symbols
+    def new_nonterminal(self, name: str) -> int:
+        self.out.nonterminal_names.append(name)
+        self.out.num_nonterminals += 1
+        return self.out.num_nonterminals - 1
+
+    def add_production(self, lhs: int, rhs: list[int]) -> None:
+        self.out.productions.append([lhs, *rhs])
+        if len(self.out.productions) > self.limits.max_productions:
+            raise LimitExceeded(
+                f"the grammar needs more than {self.limits.max_productions} parser rules",
+                limit="max_productions",
+            )
+
+    def try_terminal(self, expr: Expr) -> int | None:
+        """The terminal symbol for a regular expression, or None if its DFA is too large."""
+        program: list[int] = []
+        _emit(expr, self.rules, program, self.program_memo)
+        key = tuple(program)
+        if key in self.terminal_of_program:
+            t = self.terminal_of_program[key]
+            return None if t is None else -(t + 1)
+        splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
+        budget = self.limits.max_terminal_states if splittable else self.limits.max_dfa_states
+        dfa = self.build(program, budget)
+        if dfa is None:
+            if not splittable:
+                raise LimitExceeded(
+                    f"a regular part of the grammar needs more than {budget} automaton states",
+                    limit="max_dfa_states",
+                )
+            self.terminal_of_program[key] = None
+            return None
+        self.out.terminals.append(dfa)
+        t = len(self.out.terminals) - 1
+        self.terminal_of_program[key] = t
+        return -(t + 1)
+
+    def special(self, token_id: int) -> int:
+        t = self.special_terminal.get(token_id)
+        if t is None:
+            self.out.terminals.append(token_id)
+            t = len(self.out.terminals) - 1
+            self.special_terminal[token_id] = t
+        return -(t + 1)
+
+    def rule_symbol(self, name: str) -> int:
+        nt = self.rule_nt.get(name)
+        if nt is None:
+            nt = self.new_nonterminal(name)
+            self.rule_nt[name] = nt
+            body = self.rule_body(name)
+            self.pending.append((nt, body))
+        return nt
+
+    def symbols(self, expr: Expr) -> list[int]:
+        """Symbols whose concatenation is ``expr``'s language."""
+        if isinstance(expr, Seq) and not expr.items:
+            return []
+        if self.is_regular(expr):
+            t = self.try_terminal(expr)
+            if t is not None:
+                return [t]
+        if isinstance(expr, Seq):
+            out: list[int] = []
+            for it in expr.items:
+                out.extend(self.symbols(it))
+            return out
+        if isinstance(expr, Ref):
+            return [self.rule_symbol(expr.name)]
+        if isinstance(expr, Special):
+            return [self.special(expr.token_id)]
+        return [self.expr_symbol(expr)]
+
+    def expr_symbol(self, expr: Alt | Repeat | Bytes) -> int:
+        """A nonterminal for an alternation or repetition (shared when the node is shared)."""
+        nt = self.expr_nt.get(id(expr))
+        if nt is not None:
+            return nt
+        self.keep_alive.append(expr)
+        if isinstance(expr, Alt):
+            nt = self.new_nonterminal("alt")
+            self.expr_nt[id(expr)] = nt
+            for it in expr.items:
+                self.add_production(nt, self.symbols(it))
+        elif isinstance(expr, Repeat):
+            nt = self.repeat_symbol(expr)
+            self.expr_nt[id(expr)] = nt
+        else:  # pragma: no cover - a Bytes node always fits in a terminal
+            raise AssertionError("byte sets are always terminals")
+        return nt
+
+    def repeat_symbol(self, expr: Repeat) -> int:
+        item = self.symbols(expr.item)
+        if expr.max is None:
+            # star ::= star item | ε  (left recursion keeps Earley sets small)
+            star = self.new_nonterminal("star")
+            self.add_production(star, [star, *item])
+            self.add_production(star, [])
+            if expr.min == 0:
+                return star
+            nt = self.new_nonterminal("repeat")
+            self.add_production(nt, item * expr.min + [star])
+            return nt
+        # upto_k ::= ε | item upto_{k-1}: linear in the bound, no exponential unrolling.
+        optional_tail: int | None = None
+        for _ in range(expr.max - expr.min):
+            nt = self.new_nonterminal("upto")
+            self.add_production(nt, [])
+            self.add_production(nt, item + ([optional_tail] if optional_tail is not None else []))
+            optional_tail = nt
+        nt = self.new_nonterminal("repeat")
+        rhs: list[int] = []
+        for _ in range(expr.min):
+            rhs.extend(item)
+            if len(rhs) > self.limits.max_productions:
+                raise LimitExceeded("a repetition needs too many parser symbols", limit="max_productions")
+        if optional_tail is not None:
+            rhs.append(optional_tail)
+        self.add_production(nt, rhs)
+        return nt
+
+    def run(self) -> LoweredGrammar:
+        self.pending: list[tuple[int, Expr]] = []
+        start = self.rule_symbol(self.grammar.start)
+        while self.pending:
+            nt, body = self.pending.pop()
+            alternatives = body.items if isinstance(body, Alt) and not self.is_regular(body) else (body,)
+            for alt_expr in alternatives:
+                self.add_production(nt, self.symbols(alt_expr))
+        self.out.start = start
+        return self.out
+
+
+def _is_atomic(expr: Expr, rules: dict[str, Expr]) -> bool:
+    """A repetition of a single byte set cannot be split into smaller terminals."""
+    while isinstance(expr, Ref):
+        expr = rules[expr.name]
+    return isinstance(expr, Repeat) and isinstance(expr.item, Bytes)
+
+
+def lower(grammar: Grammar, build: TerminalBuilder, limits: Limits) -> LoweredGrammar:
+    """Lower ``grammar``; ``build(program, max_states)`` makes a DFA handle or returns None."""
+    if grammar.start not in grammar.rules:
+        raise GrammarSyntaxError(f"start rule {grammar.start!r} is not defined", source="grammar")
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, 20_000))
+    try:
+        return _Lowering(grammar, build, limits).run()
+    finally:
+        sys.setrecursionlimit(old)

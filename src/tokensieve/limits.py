@@ -1,0 +1,55 @@
+"""Every resource limit in one place, with its default and what hitting it costs.
+
+A limit that is hit raises :class:`tokensieve.LimitExceeded` whose ``limit`` attribute
+names the field below; nothing hangs and nothing is silently truncated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Limits"]
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits for compiling grammars and computing masks.
+
+    Compile-time limits:
+
+    - ``max_terminal_states``: the compiler turns regular parts of a grammar into one byte
+      automaton when it has at most this many states, and splits larger ones into smaller
+      automata joined by parser rules. Larger values mean fewer parser steps per mask but
+      more memory per grammar; this is a tuning knob, never an error.
+    - ``max_dfa_states``: hard cap for one automaton that cannot be split further (a single
+      huge bounded repetition such as ``[a-z]{0,1000000}``).
+    - ``max_nfa_states``: cap on the intermediate automaton (bounded repetitions unrolled).
+    - ``max_productions``: cap on parser rules after lowering (e.g. nested ``{m,n}`` of
+      non-regular parts).
+
+    Run-time limits (per matcher):
+
+    - ``max_mask_work``: parser items created while computing one mask. Bounds the tail
+      latency of pathological, highly ambiguous grammars.
+    - ``max_accept_work``: parser items created while accepting one token or byte string.
+    - ``max_jump_forward_bytes``: longest forced continuation :meth:`Matcher.jump_forward`
+      returns.
+
+    Cache:
+
+    - ``cache_bytes``: memory the :class:`Compiler` cache may hold for compiled grammars.
+    """
+
+    max_terminal_states: int = 2_000
+    max_dfa_states: int = 200_000
+    max_nfa_states: int = 2_000_000
+    max_productions: int = 1_000_000
+    max_mask_work: int = 50_000_000
+    max_accept_work: int = 5_000_000
+    max_jump_forward_bytes: int = 4_096
+    cache_bytes: int = 512 * 1024 * 1024
+
+    def __post_init__(self) -> None:
+        for name, value in self.__dict__.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive int, got {value!r}")
