@@ -88,14 +88,23 @@ def test_json_string_accepts_every_dumped_string(text: str) -> None:
         assert _STRING.is_complete(dumped.encode())
 
 
-@settings(max_examples=150, deadline=None)
-@given(
-    body=st.binary(max_size=6)
-    | st.lists(st.sampled_from([b"\\", b"u", b"a", b'"', b"0", b"\xe2\x82", b"\xac"])).map(b"".join)
-)
+_STRING_PIECES = [
+    b"\\", b"u", b"a", b'"', b"0", b"F", b"g", b"n", b"/", b" ", b"\x00", b"\x1f", b"\x7f",
+    b"\xe2\x82", b"\xac", b"\xed\xa0\x80", b"\xf4\x8f\xbf\xbf", b"\xf4\x90\x80\x80", b"\xc0\xaf",
+]  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(body=st.binary(max_size=6) | st.lists(st.sampled_from(_STRING_PIECES), max_size=6).map(b"".join))
 def test_json_string_is_exact_on_raw_bytes(body: bytes) -> None:
     data = b'"' + body + b'"'
     assert _STRING.is_complete(data) == _string_ok(data), data
+
+
+def test_json_string_single_bytes_and_escapes() -> None:
+    for byte in range(256):
+        for data in (b'"' + bytes([byte]) + b'"', b'"\\' + bytes([byte]) + b'"'):
+            assert _STRING.is_complete(data) == _string_ok(data), data
 
 
 @settings(max_examples=150, deadline=None)
