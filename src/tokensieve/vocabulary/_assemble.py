@@ -41,7 +41,7 @@ __all__ = [
 # as a token of their own (added / user-defined / special), even without the special flag:
 # the DeepSeek-Coder vocabulary, converted from GGUF, lost that flag on ``<|EOT|>``.
 END_OF_TURN_NAMES: frozenset[str] = frozenset(
-    {"<|eot_id|>", "<|im_end|>", "<|end|>", "<|EOT|>", "<|return|>", "<|call|>"}
+    {"<|eot_id|>", "<|eom_id|>", "<|im_end|>", "<|end|>", "<|EOT|>", "<|return|>", "<|call|>"}
 )
 
 # Markers that end a document. They are EOS only when flagged special: Phi-3 keeps ``</s>``
