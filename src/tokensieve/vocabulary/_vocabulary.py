@@ -250,7 +250,7 @@ class Vocabulary:
     @classmethod
     def from_huggingface(cls, tokenizer: Any, *, eos_token_ids: Iterable[int] | None = None) -> Vocabulary:
         """Build from a ``tokenizers.Tokenizer`` or a ``transformers`` tokenizer object."""
-        from .hf_json import vocabulary_from_huggingface
+        from .huggingface import vocabulary_from_huggingface
 
         return vocabulary_from_huggingface(tokenizer, eos_token_ids=eos_token_ids)
 
