@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import itertools
 import re
-import sys
-from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.oracle import Oracle
 
 from tokensieve.ir import (
     EMPTY,
@@ -31,9 +30,6 @@ from tokensieve.ir import (
     literal,
     seq,
 )
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/ holds oracle.py
-from oracle import Oracle  # noqa: E402
 
 ALPHABET = b"abc"
 

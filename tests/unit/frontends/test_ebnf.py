@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from tests.oracle import Oracle
 
-from oracle import Oracle
 from tokensieve.errors import GrammarSyntaxError
 from tokensieve.frontends.ebnf import parse_ebnf
 from tokensieve.ir import Special

@@ -8,8 +8,8 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from tests.oracle import Oracle
 
-from oracle import Oracle
 from tokensieve.errors import GrammarSyntaxError
 from tokensieve.frontends import charsets
 from tokensieve.frontends.regex import parse_regex, regex_grammar
