@@ -1,0 +1,756 @@
+// Regex program -> trimmed, minimized DFA over byte classes.
+//
+// The pipeline, one section per stage, in the order build_dfa() runs them:
+//   1. parse     prefix-encoded program -> flat AST (explicit stack: programs nest thousands deep)
+//   2. classes   coarsest partition of 0..255 that every byte set in the program is a union of
+//   3. nfa       Thompson NFA, built backwards from the accepting state; its size is computed
+//                (saturating) before anything is allocated, so `{0,100000000}` fails at once
+//   4. subset    subset construction over classes; DFA states are sorted sets of NFA states
+//   5. trim      drop states from which no accepting state is reachable
+//   6. minimize  Valmari-Lehtinen partition refinement (Hopcroft's algorithm for partial DFAs)
+//   7. renumber  start = 0, then breadth-first order
+// Nothing recurses: every tree walk uses an explicit stack or the prefix order of node ids.
+#include "tokensieve/dfa.hpp"
+
+#include <algorithm>
+#include <array>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "tokensieve/error.hpp"
+
+namespace tokensieve {
+
+// ---------------------------------------------------------------------------------------------
+// Dfa
+// ---------------------------------------------------------------------------------------------
+
+Dfa::Dfa(int32_t num_classes, std::vector<uint8_t> class_of, std::vector<int32_t> trans,
+         std::vector<uint8_t> accepting, int32_t start)
+    : num_classes_(num_classes),
+      class_of_(std::move(class_of)),
+      trans_(std::move(trans)),
+      accepting_(std::move(accepting)),
+      start_(start) {
+  auto bad = [](const std::string& what) { throw Error(ErrorKind::InvalidArgument, "Dfa: " + what); };
+  if (num_classes_ < 1 || num_classes_ > 256) bad("num_classes must be in 1..256");
+  if (class_of_.size() != 256) bad("class_of must have 256 entries");
+  for (uint8_t c : class_of_) {
+    if (c >= num_classes_) bad("class_of names a class >= num_classes");
+  }
+  const size_t n = accepting_.size();
+  if (n > static_cast<size_t>(std::numeric_limits<int32_t>::max())) bad("too many states");
+  if (trans_.size() != n * static_cast<size_t>(num_classes_)) {
+    bad("trans must have num_states * num_classes entries");
+  }
+  const auto num = static_cast<int32_t>(n);
+  for (int32_t t : trans_) {
+    if (t != kDead && (t < 0 || t >= num)) bad("transition target out of range");
+  }
+  if (start_ != kDead && (start_ < 0 || start_ >= num)) bad("start state out of range");
+  has_successor_.assign(n, 0);
+  for (size_t s = 0; s < n; ++s) {
+    const int32_t* row = trans_.data() + s * num_classes_;
+    has_successor_[s] = std::any_of(row, row + num_classes_, [](int32_t t) { return t != kDead; });
+  }
+}
+
+size_t Dfa::memory_bytes() const {
+  return sizeof(Dfa) + class_of_.capacity() + trans_.capacity() * sizeof(int32_t) +
+         accepting_.capacity() + has_successor_.capacity();
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------------------------
+// 1. parse
+// ---------------------------------------------------------------------------------------------
+
+[[noreturn]] void fail_program(size_t word, const std::string& what) {
+  throw Error(ErrorKind::InvalidArgument,
+              "malformed regex program: " + what + " (at word " + std::to_string(word) + ")");
+}
+
+// The regex tree with nodes numbered in prefix order, so every child has a larger id than its
+// parent: a loop over ids from last to first visits children before parents, without a stack.
+struct Ast {
+  std::vector<int32_t> op;
+  std::vector<int32_t> a;  // OP_BYTES: offset of the first range in the program; OP_REPEAT: min
+  std::vector<int32_t> b;  // OP_BYTES: number of ranges; OP_REPEAT: max (-1 = unbounded)
+  std::vector<int32_t> kid_begin, kid_count;  // children: kids[kid_begin .. kid_begin + kid_count)
+  std::vector<int32_t> kids;
+
+  int32_t size() const { return static_cast<int32_t>(op.size()); }
+  int32_t kid(int32_t node, int32_t i) const { return kids[kid_begin[node] + i]; }
+};
+
+Ast parse_program(const int32_t* program, size_t length) {
+  if (length == 0) fail_program(0, "empty program");
+  if (program == nullptr) fail_program(0, "null program");
+  if (length > static_cast<size_t>(std::numeric_limits<int32_t>::max())) {
+    fail_program(0, "program longer than 2^31-1 words");
+  }
+  Ast ast;
+  struct Open {
+    int32_t node;
+    int32_t remaining;  // children still to parse
+  };
+  std::vector<Open> open;     // nodes whose children are being parsed
+  std::vector<int32_t> done;  // finished nodes not yet attached to their parent
+  size_t pos = 0;
+  auto word = [&](const char* what) -> int32_t {
+    if (pos >= length) fail_program(pos, std::string("truncated, expected ") + what);
+    return program[pos++];
+  };
+  do {
+    const size_t at = pos;
+    const int32_t op = word("an opcode");
+    const int32_t node = ast.size();
+    int32_t a = 0, b = 0, children = 0;
+    switch (op) {
+      case OP_BYTES: {
+        const int32_t n = word("a range count");
+        if (n < 0) fail_program(at, "negative range count");
+        if ((length - pos) / 2 < static_cast<size_t>(n)) fail_program(pos, "truncated byte ranges");
+        for (int32_t i = 0; i < n; ++i) {
+          const int32_t lo = program[pos + 2 * i], hi = program[pos + 2 * i + 1];
+          if (lo < 0 || lo > 255 || hi < 0 || hi > 255) {
+            fail_program(pos + 2 * i, "byte outside 0..255");
+          }
+          if (lo > hi) fail_program(pos + 2 * i, "byte range with lo > hi");
+        }
+        a = static_cast<int32_t>(pos);
+        b = n;
+        pos += 2 * static_cast<size_t>(n);
+        break;
+      }
+      case OP_SEQ:
+      case OP_ALT:
+        children = word("a child count");
+        if (children < 0) fail_program(at, "negative child count");
+        break;
+      case OP_REPEAT:
+        a = word("a repeat min");
+        b = word("a repeat max");
+        if (a < 0) fail_program(at, "negative repeat min");
+        if (b < -1) fail_program(at, "repeat max below -1");
+        if (b != -1 && a > b) fail_program(at, "repeat min > max");
+        children = 1;
+        break;
+      default:
+        fail_program(at, "unknown opcode " + std::to_string(op));
+    }
+    ast.op.push_back(op);
+    ast.a.push_back(a);
+    ast.b.push_back(b);
+    ast.kid_begin.push_back(0);
+    ast.kid_count.push_back(children);
+    if (children > 0) {
+      open.push_back({node, children});
+      continue;
+    }
+    // `node` is complete; so is every open parent whose last child this was.
+    done.push_back(node);
+    while (!open.empty() && --open.back().remaining == 0) {
+      const int32_t parent = open.back().node;
+      open.pop_back();
+      const int32_t count = ast.kid_count[parent];
+      ast.kid_begin[parent] = static_cast<int32_t>(ast.kids.size());
+      ast.kids.insert(ast.kids.end(), done.end() - count, done.end());
+      done.resize(done.size() - count);
+      done.push_back(parent);
+    }
+  } while (!open.empty());
+  if (pos != length) fail_program(pos, "trailing words after the root expression");
+  return ast;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. classes
+// ---------------------------------------------------------------------------------------------
+
+using ByteSet = std::array<uint64_t, 4>;
+
+bool contains(const ByteSet& set, int byte) { return (set[byte >> 6] >> (byte & 63)) & 1; }
+
+void add_range(ByteSet& set, int lo, int hi) {
+  for (int word = lo >> 6; word <= hi >> 6; ++word) {
+    const int from = std::max(lo, word * 64) & 63, to = std::min(hi, word * 64 + 63) & 63;
+    set[word] |= (~uint64_t{0} >> (63 - to)) & (~uint64_t{0} << from);
+  }
+}
+
+struct ByteClasses {
+  int32_t count = 1;
+  std::vector<uint8_t> of = std::vector<uint8_t>(256, 0);
+  // Distinct non-empty byte sets of the program, each as the list of classes it covers.
+  std::vector<int32_t> set_begin{0}, set_classes;
+  std::vector<int32_t> node_set;  // per AST node: distinct set id, -1 for an empty set / non-leaf
+};
+
+ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
+  ByteClasses cls;
+  cls.node_set.assign(ast.size(), -1);
+  // Cutting 0..255 at every range end gives elementary intervals, and every byte set of the
+  // program is a union of them, so the refinement below works on intervals, not bytes.
+  std::array<bool, 257> cut{};
+  cut[0] = true;
+  std::vector<std::pair<ByteSet, int32_t>> sets;  // (set, node)
+  for (int32_t node = 0; node < ast.size(); ++node) {
+    if (ast.op[node] != OP_BYTES) continue;
+    ByteSet set{};
+    const int32_t* range = program + ast.a[node];
+    for (int32_t i = 0; i < ast.b[node]; ++i) {
+      add_range(set, range[2 * i], range[2 * i + 1]);
+      cut[range[2 * i]] = cut[range[2 * i + 1] + 1] = true;
+    }
+    if (set != ByteSet{}) sets.emplace_back(set, node);
+  }
+  std::sort(sets.begin(), sets.end());
+  std::array<uint8_t, 256> first_byte;  // of each interval
+  int32_t num_intervals = 0;
+  for (int byte = 0; byte < 256; ++byte) {
+    if (cut[byte]) first_byte[num_intervals++] = static_cast<uint8_t>(byte);
+  }
+  // Refine the partition of intervals by each distinct set: intervals stay together only if they
+  // agree on membership in every set. Class ids are renumbered by first interval each round.
+  std::array<uint8_t, 256> interval_class{};
+  std::array<int16_t, 512> remap;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (i > 0 && sets[i].first == sets[i - 1].first) continue;
+    std::fill(remap.begin(), remap.begin() + 2 * cls.count, int16_t{-1});
+    int16_t fresh = 0;
+    for (int32_t v = 0; v < num_intervals; ++v) {
+      int16_t& to = remap[2 * interval_class[v] + contains(sets[i].first, first_byte[v])];
+      if (to < 0) to = fresh++;
+      interval_class[v] = static_cast<uint8_t>(to);
+    }
+    cls.count = fresh;
+  }
+  for (int32_t v = 0, byte = 0; byte < 256; ++byte) {
+    if (v + 1 < num_intervals && first_byte[v + 1] == byte) ++v;
+    cls.of[byte] = interval_class[v];
+  }
+  std::array<bool, 256> seen{};
+  for (size_t i = 0; i < sets.size(); ++i) {
+    if (i == 0 || sets[i].first != sets[i - 1].first) {
+      if (i > 0) cls.set_begin.push_back(static_cast<int32_t>(cls.set_classes.size()));
+      seen.fill(false);
+      for (int32_t v = 0; v < num_intervals; ++v) {
+        if (contains(sets[i].first, first_byte[v]) && !seen[interval_class[v]]) {
+          seen[interval_class[v]] = true;
+          cls.set_classes.push_back(interval_class[v]);
+        }
+      }
+    }
+    cls.node_set[sets[i].second] = static_cast<int32_t>(cls.set_begin.size()) - 1;
+  }
+  cls.set_begin.push_back(static_cast<int32_t>(cls.set_classes.size()));
+  return cls;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 3. nfa
+// ---------------------------------------------------------------------------------------------
+
+// Sizes saturate here, far above any limit and far below overflow of a sum of two.
+constexpr uint64_t kSizeCap = uint64_t{1} << 62;
+
+uint64_t sat_add(uint64_t x, uint64_t y) { return std::min(x + y, kSizeCap); }
+uint64_t sat_mul(uint64_t x, uint64_t y) {
+  return (y != 0 && x > kSizeCap / y) ? kSizeCap : std::min(x * y, kSizeCap);
+}
+
+// NFA states each node's construction below creates (saturating), children before parents.
+std::vector<uint64_t> nfa_sizes(const Ast& ast) {
+  std::vector<uint64_t> size(ast.size(), 0);
+  for (int32_t node = ast.size() - 1; node >= 0; --node) {
+    uint64_t total = 0;
+    for (int32_t i = 0; i < ast.kid_count[node]; ++i) total = sat_add(total, size[ast.kid(node, i)]);
+    switch (ast.op[node]) {
+      case OP_BYTES: total = 1; break;
+      case OP_SEQ: break;
+      case OP_ALT: total = sat_add(total, 1); break;
+      case OP_REPEAT: {
+        const uint64_t c = total, min = static_cast<uint64_t>(ast.a[node]);
+        const uint64_t optional = ast.b[node] < 0 ? 1 : static_cast<uint64_t>(ast.b[node]) - min;
+        // An epsilon-only child (size 0) repeats to epsilon: nothing is built.
+        total = c == 0 ? 0 : sat_add(sat_mul(min, c), sat_mul(optional, c + 1));
+        break;
+      }
+    }
+    size[node] = total;
+  }
+  return size;
+}
+
+// State 0 accepts. A state either reads one byte set (`byte_set` >= 0, then goes to `next`) or
+// has epsilon edges eps[eps_begin[s] .. eps_begin[s + 1]) (none: a dead end or state 0).
+// Edge slots are reserved when a state is created and states are created in id order, so
+// eps_begin is a CSR index as is; the epsilon targets are filled in once their states exist.
+struct Nfa {
+  std::vector<int32_t> byte_set, next, eps_begin, eps;
+  int32_t start = 0;
+
+  int32_t add(int32_t set, int32_t to, int32_t num_eps) {
+    byte_set.push_back(set);
+    next.push_back(to);
+    eps_begin.push_back(static_cast<int32_t>(eps.size()));
+    eps.resize(eps.size() + num_eps, 0);
+    return static_cast<int32_t>(byte_set.size()) - 1;
+  }
+  int32_t* eps_of(int32_t state) { return eps.data() + eps_begin[state]; }
+};
+
+// Builds each node backwards: the construction of a node is given the state to continue with
+// (`next`) and returns its entry state, so concatenation and alternation need no join states.
+// Repetition {m,n} is m copies followed by n-m nested optional copies x(x(x)?)?, which keeps
+// subset-construction sets small; {m,} is m copies followed by a loop.
+Nfa build_nfa(const Ast& ast, const ByteClasses& cls, const std::vector<uint64_t>& size,
+              size_t num_states) {
+  Nfa nfa;
+  nfa.byte_set.reserve(num_states);
+  nfa.next.reserve(num_states);
+  nfa.eps_begin.reserve(num_states + 1);
+  nfa.add(-1, -1, 0);  // the accepting state
+  struct Frame {
+    int32_t node, step;  // step: children built so far
+    int32_t cur, next;   // cur: continuation for the next child to build
+    int32_t aux;         // ALT: the branching state; unbounded REPEAT: the loop state
+  };
+  std::vector<Frame> stack{{0, 0, 0, 0, -1}};
+  int32_t ret = 0;  // entry state of the node built last
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const int32_t node = f.node;
+    int32_t child = -1, child_next = -1;
+    switch (ast.op[node]) {
+      case OP_BYTES: {
+        const int32_t set = cls.node_set[node];
+        ret = set < 0 ? nfa.add(-1, -1, 0) : nfa.add(set, f.next, 0);
+        break;
+      }
+      case OP_SEQ: {  // children last to first, each continuing into the one after it
+        if (f.step > 0) f.cur = ret;
+        if (f.step == ast.kid_count[node]) {
+          ret = f.cur;
+          break;
+        }
+        child = ast.kid(node, ast.kid_count[node] - 1 - f.step);
+        child_next = f.cur;
+        break;
+      }
+      case OP_ALT: {  // one state with an epsilon edge to each alternative
+        if (f.step == 0) f.aux = nfa.add(-1, -1, ast.kid_count[node]);
+        if (f.step > 0) nfa.eps_of(f.aux)[f.step - 1] = ret;
+        if (f.step == ast.kid_count[node]) {
+          ret = f.aux;
+          break;
+        }
+        child = ast.kid(node, f.step);
+        child_next = f.next;
+        break;
+      }
+      case OP_REPEAT: {
+        const int32_t min = ast.a[node], max = ast.b[node];
+        if (size[ast.kid(node, 0)] == 0) {
+          ret = f.next;
+          break;
+        }
+        const int32_t optional = max < 0 ? 1 : max - min;  // copies built first (innermost out)
+        if (f.step > 0 && f.step <= optional) {
+          const int32_t branch = max < 0 ? f.aux : nfa.add(-1, -1, 2);
+          nfa.eps_of(branch)[0] = ret;  // one more copy
+          nfa.eps_of(branch)[1] = f.next;  // or done
+          f.cur = branch;
+        } else if (f.step > optional) {
+          f.cur = ret;
+        }
+        if (f.step - optional == min) {
+          ret = f.cur;
+          break;
+        }
+        child = ast.kid(node, 0);
+        child_next = f.cur;
+        if (max < 0 && f.step == 0) child_next = f.aux = nfa.add(-1, -1, 2);  // loops back here
+        break;
+      }
+    }
+    if (child < 0) {
+      stack.pop_back();
+    } else {
+      ++f.step;
+      stack.push_back({child, 0, child_next, child_next, -1});  // invalidates f
+    }
+  }
+  nfa.eps_begin.push_back(static_cast<int32_t>(nfa.eps.size()));
+  nfa.start = ret;
+  return nfa;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. subset
+// ---------------------------------------------------------------------------------------------
+
+// Upper bound on the NFA-state entries stored for all DFA states together (256 MiB): guards
+// memory when the DFA-state limit alone would allow huge sets. Reported as max_dfa_states.
+constexpr size_t kMaxSubsetEntries = size_t{1} << 26;
+
+struct RawDfa {
+  int32_t num_states = 0;
+  std::vector<int32_t> trans;  // num_states * num_classes
+  std::vector<uint8_t> accepting;
+};
+
+// A DFA state is the sorted set of NFA states it stands for, keeping only those that matter
+// after an epsilon closure: byte-reading states and the accepting state 0.
+class SubsetBuilder {
+ public:
+  SubsetBuilder(const Nfa& nfa, const ByteClasses& cls, int32_t max_states)
+      : nfa_(nfa), cls_(cls), max_states_(max_states), stamp_(nfa.byte_set.size(), 0),
+        buckets_(cls.count), table_(64, -1) {}
+
+  RawDfa run() {
+    const int32_t num_classes = cls_.count;
+    seeds_.assign(1, nfa_.start);
+    closure();
+    if (!set_.empty()) intern();
+    for (int32_t d = 0; d < dfa_.num_states; ++d) {
+      // Group the targets of the set's byte states by class, then close each group.
+      touched_.clear();
+      for (int32_t i = set_begin_[d]; i < set_begin_[d + 1]; ++i) {
+        const int32_t s = set_data_[i];
+        const int32_t set = nfa_.byte_set[s];
+        if (set < 0) continue;
+        for (int32_t j = cls_.set_begin[set]; j < cls_.set_begin[set + 1]; ++j) {
+          const int32_t c = cls_.set_classes[j];
+          if (buckets_[c].empty()) touched_.push_back(c);
+          buckets_[c].push_back(nfa_.next[s]);
+        }
+      }
+      std::sort(touched_.begin(), touched_.end());
+      for (int32_t c : touched_) {
+        seeds_.swap(buckets_[c]);
+        buckets_[c].clear();
+        closure();
+        if (set_.empty()) continue;
+        const int32_t target = intern();  // may grow dfa_.trans
+        dfa_.trans[static_cast<size_t>(d) * num_classes + c] = target;
+      }
+    }
+    return std::move(dfa_);
+  }
+
+ private:
+  // set_ = sorted important states epsilon-reachable from seeds_.
+  void closure() {
+    if (++epoch_ == 0) {  // wrapped: old stamps could collide
+      std::fill(stamp_.begin(), stamp_.end(), 0);
+      epoch_ = 1;
+    }
+    set_.clear();
+    stack_.assign(seeds_.begin(), seeds_.end());
+    while (!stack_.empty()) {
+      const int32_t s = stack_.back();
+      stack_.pop_back();
+      if (stamp_[s] == epoch_) continue;
+      stamp_[s] = epoch_;
+      if (nfa_.byte_set[s] >= 0 || s == 0) set_.push_back(s);
+      for (int32_t e = nfa_.eps_begin[s]; e < nfa_.eps_begin[s + 1]; ++e) {
+        if (stamp_[nfa_.eps[e]] != epoch_) stack_.push_back(nfa_.eps[e]);
+      }
+    }
+    std::sort(set_.begin(), set_.end());
+  }
+
+  static uint64_t hash(const int32_t* data, size_t n) {
+    uint64_t h = n * 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < n; ++i) {
+      h = (h ^ static_cast<uint32_t>(data[i])) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 32;
+    }
+    return h;
+  }
+
+  bool equal(int32_t state, const std::vector<int32_t>& set) const {
+    const int32_t b = set_begin_[state], e = set_begin_[state + 1];
+    return static_cast<size_t>(e - b) == set.size() &&
+           std::equal(set.begin(), set.end(), set_data_.begin() + b);
+  }
+
+  // Id of the DFA state for set_, creating it when new.
+  int32_t intern() {
+    const uint64_t h = hash(set_.data(), set_.size());
+    size_t mask = table_.size() - 1;
+    size_t slot = h & mask;
+    for (; table_[slot] >= 0; slot = (slot + 1) & mask) {
+      if (hashes_[table_[slot]] == h && equal(table_[slot], set_)) return table_[slot];
+    }
+    if (dfa_.num_states >= max_states_) {
+      throw Error(ErrorKind::LimitExceeded,
+                  "regex DFA exceeds max_dfa_states (" + std::to_string(max_states_) + ")",
+                  "max_dfa_states");
+    }
+    if (set_data_.size() + set_.size() > kMaxSubsetEntries) {
+      throw Error(ErrorKind::LimitExceeded,
+                  "regex DFA construction needs more than " + std::to_string(kMaxSubsetEntries) +
+                      " NFA-state entries; counted against max_dfa_states",
+                  "max_dfa_states");
+    }
+    const int32_t id = dfa_.num_states++;
+    set_data_.insert(set_data_.end(), set_.begin(), set_.end());
+    set_begin_.push_back(static_cast<int32_t>(set_data_.size()));
+    hashes_.push_back(h);
+    dfa_.accepting.push_back(set_.front() == 0);  // sorted: state 0 comes first if present
+    dfa_.trans.resize(dfa_.trans.size() + cls_.count, Dfa::kDead);
+    table_[slot] = id;
+    if (2 * static_cast<size_t>(dfa_.num_states) > table_.size()) {  // keep load <= 1/2
+      table_.assign(2 * table_.size(), -1);
+      mask = table_.size() - 1;
+      for (int32_t s = 0; s < dfa_.num_states; ++s) {
+        size_t i = hashes_[s] & mask;
+        while (table_[i] >= 0) i = (i + 1) & mask;
+        table_[i] = s;
+      }
+    }
+    return id;
+  }
+
+  const Nfa& nfa_;
+  const ByteClasses& cls_;
+  const int32_t max_states_;
+  std::vector<uint32_t> stamp_;  // closure visit marks, by epoch
+  uint32_t epoch_ = 0;
+  std::vector<int32_t> seeds_, stack_, set_, touched_;
+  std::vector<std::vector<int32_t>> buckets_;  // per class: targets of the current state
+  std::vector<int32_t> set_data_, set_begin_{0};  // NFA-state sets of DFA states, concatenated
+  std::vector<uint64_t> hashes_;
+  std::vector<int32_t> table_;  // open addressing: DFA state ids, -1 = free
+  RawDfa dfa_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// 5. trim
+// ---------------------------------------------------------------------------------------------
+
+// live[s] = 1 when an accepting state is reachable from s (backward search over reversed edges).
+std::vector<uint8_t> co_reachable(const RawDfa& dfa, int32_t num_classes) {
+  const int32_t n = dfa.num_states;
+  std::vector<int32_t> pred_begin(n + 1, 0), preds;
+  for (int32_t t : dfa.trans) {
+    if (t != Dfa::kDead) ++pred_begin[t + 1];
+  }
+  for (int32_t s = 0; s < n; ++s) pred_begin[s + 1] += pred_begin[s];
+  preds.resize(pred_begin[n]);
+  std::vector<int32_t> fill(pred_begin.begin(), pred_begin.end() - 1);
+  for (int32_t s = 0; s < n; ++s) {
+    for (int32_t c = 0; c < num_classes; ++c) {
+      const int32_t t = dfa.trans[static_cast<size_t>(s) * num_classes + c];
+      if (t != Dfa::kDead) preds[fill[t]++] = s;
+    }
+  }
+  std::vector<uint8_t> live(n, 0);
+  std::vector<int32_t> queue;
+  for (int32_t s = 0; s < n; ++s) {
+    if (dfa.accepting[s]) {
+      live[s] = 1;
+      queue.push_back(s);
+    }
+  }
+  for (size_t q = 0; q < queue.size(); ++q) {
+    for (int32_t i = pred_begin[queue[q]]; i < pred_begin[queue[q] + 1]; ++i) {
+      if (!live[preds[i]]) {
+        live[preds[i]] = 1;
+        queue.push_back(preds[i]);
+      }
+    }
+  }
+  return live;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. minimize
+// ---------------------------------------------------------------------------------------------
+
+// Refinable partition of 0..n-1 (Valmari & Lehtinen, "Efficient minimization of DFAs with
+// partial transition functions", 2008). Elements of set s are elems[first[s] .. past[s]);
+// mark() moves an element to the front of its set, split() cuts every set with marked
+// elements in two, the smaller part becoming a new set.
+struct Partition {
+  int32_t sets = 0;
+  std::vector<int32_t> elems, loc, set_of, first, past, marked, touched;
+
+  explicit Partition(int32_t n)
+      : sets(n > 0 ? 1 : 0), elems(n), loc(n), set_of(n, 0), first(n + 1, 0), past(n + 1, 0),
+        marked(n + 1, 0) {
+    for (int32_t i = 0; i < n; ++i) elems[i] = loc[i] = i;
+    past[0] = n;
+  }
+
+  void mark(int32_t e) {
+    const int32_t s = set_of[e], i = loc[e], j = first[s] + marked[s];
+    elems[i] = elems[j];
+    loc[elems[i]] = i;
+    elems[j] = e;
+    loc[e] = j;
+    if (marked[s]++ == 0) touched.push_back(s);
+  }
+
+  void split() {
+    while (!touched.empty()) {
+      const int32_t s = touched.back();
+      touched.pop_back();
+      const int32_t j = first[s] + marked[s];
+      if (j == past[s]) {  // all marked: nothing to cut
+        marked[s] = 0;
+        continue;
+      }
+      if (marked[s] <= past[s] - j) {  // the marked part is the smaller one
+        first[sets] = first[s];
+        past[sets] = first[s] = j;
+      } else {
+        past[sets] = past[s];
+        first[sets] = past[s] = j;
+      }
+      for (int32_t i = first[sets]; i < past[sets]; ++i) set_of[elems[i]] = sets;
+      marked[s] = marked[sets] = 0;
+      ++sets;
+    }
+  }
+};
+
+// Block (equivalence class) of every state of a trimmed DFA; `n` states, all live.
+Partition minimize(const std::vector<int32_t>& trans, const std::vector<uint8_t>& accepting,
+                   int32_t n, int32_t num_classes) {
+  // Transitions t: tail[t] --label[t]--> head[t], numbered in label order (a counting sort).
+  std::vector<int32_t> tail, head, label_begin(num_classes + 1, 0);
+  for (size_t i = 0; i < trans.size(); ++i) {
+    if (trans[i] != Dfa::kDead) ++label_begin[i % num_classes + 1];
+  }
+  for (int32_t c = 0; c < num_classes; ++c) label_begin[c + 1] += label_begin[c];
+  const int32_t m = label_begin[num_classes];
+  tail.resize(m);
+  head.resize(m);
+  std::vector<int32_t> fill(label_begin.begin(), label_begin.end() - 1);
+  for (int32_t s = 0; s < n; ++s) {
+    for (int32_t c = 0; c < num_classes; ++c) {
+      const int32_t h = trans[static_cast<size_t>(s) * num_classes + c];
+      if (h == Dfa::kDead) continue;
+      tail[fill[c]] = s;
+      head[fill[c]++] = h;
+    }
+  }
+  // Incoming transitions of each state: in_edges[in_begin[s] .. in_begin[s + 1]).
+  std::vector<int32_t> in_begin(n + 1, 0), in_edges(m);
+  for (int32_t t = 0; t < m; ++t) ++in_begin[head[t] + 1];
+  for (int32_t s = 0; s < n; ++s) in_begin[s + 1] += in_begin[s];
+  std::vector<int32_t> in_fill(in_begin.begin(), in_begin.end() - 1);
+  for (int32_t t = 0; t < m; ++t) in_edges[in_fill[head[t]]++] = t;
+
+  Partition blocks(n);
+  for (int32_t s = 0; s < n; ++s) {
+    if (accepting[s]) blocks.mark(s);
+  }
+  blocks.split();
+  // "Cords" partition the transitions; initially one cord per label.
+  Partition cords(m);
+  cords.sets = 0;
+  for (int32_t c = 0; c < num_classes; ++c) {
+    if (label_begin[c] == label_begin[c + 1]) continue;
+    cords.first[cords.sets] = label_begin[c];
+    cords.past[cords.sets] = label_begin[c + 1];
+    for (int32_t t = label_begin[c]; t < label_begin[c + 1]; ++t) cords.set_of[t] = cords.sets;
+    ++cords.sets;
+  }
+  // Hopcroft's loop: split blocks by the tails of each cord, and cords by the heads' blocks.
+  // Block 0 is never used as a splitter ("all but one"), which keeps the work O(m log n).
+  int32_t b = 1;
+  for (int32_t c = 0; c < cords.sets; ++c) {
+    for (int32_t i = cords.first[c]; i < cords.past[c]; ++i) blocks.mark(tail[cords.elems[i]]);
+    blocks.split();
+    for (; b < blocks.sets; ++b) {
+      for (int32_t i = blocks.first[b]; i < blocks.past[b]; ++i) {
+        const int32_t s = blocks.elems[i];
+        for (int32_t j = in_begin[s]; j < in_begin[s + 1]; ++j) cords.mark(in_edges[j]);
+      }
+      cords.split();
+    }
+  }
+  return blocks;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// build_dfa: the pipeline, plus 7. renumber
+// ---------------------------------------------------------------------------------------------
+
+Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
+  const Ast ast = parse_program(program, length);
+  ByteClasses cls = compute_classes(ast, program);
+  const int32_t num_classes = cls.count;
+
+  const std::vector<uint64_t> sizes = nfa_sizes(ast);
+  const uint64_t nfa_states = sat_add(sizes[0], 1);  // + the accepting state
+  const uint64_t nfa_limit = static_cast<uint64_t>(std::clamp<int64_t>(
+      limits.max_nfa_states, 0, std::numeric_limits<int32_t>::max() - 1));
+  if (nfa_states > nfa_limit) {
+    throw Error(ErrorKind::LimitExceeded,
+                "regex NFA needs " +
+                    (nfa_states >= kSizeCap ? std::string("more than 2^62")
+                                            : std::to_string(nfa_states)) +
+                    " states (bounded repetitions are unrolled), over max_nfa_states (" +
+                    std::to_string(limits.max_nfa_states) + ")",
+                "max_nfa_states");
+  }
+  const Nfa nfa = build_nfa(ast, cls, sizes, static_cast<size_t>(nfa_states));
+  const RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();
+
+  // Trim: keep live states, numbered densely in their old order.
+  const std::vector<uint8_t> live = co_reachable(raw, num_classes);
+  if (raw.num_states == 0 || !live[0]) {
+    return Dfa(num_classes, std::move(cls.of), {}, {}, Dfa::kDead);
+  }
+  std::vector<int32_t> dense(raw.num_states, Dfa::kDead);
+  int32_t n = 0;
+  for (int32_t s = 0; s < raw.num_states; ++s) {
+    if (live[s]) dense[s] = n++;
+  }
+  std::vector<int32_t> trans(static_cast<size_t>(n) * num_classes, Dfa::kDead);
+  std::vector<uint8_t> accepting(n);
+  for (int32_t s = 0; s < raw.num_states; ++s) {
+    if (!live[s]) continue;
+    accepting[dense[s]] = raw.accepting[s];
+    for (int32_t c = 0; c < num_classes; ++c) {
+      const int32_t t = raw.trans[static_cast<size_t>(s) * num_classes + c];
+      if (t != Dfa::kDead) trans[static_cast<size_t>(dense[s]) * num_classes + c] = dense[t];
+    }
+  }
+
+  // Minimize, then number blocks breadth-first from the start's block (the start is state 0
+  // of the subset construction, hence dense state 0).
+  const Partition blocks = minimize(trans, accepting, n, num_classes);
+  std::vector<int32_t> order(blocks.sets, Dfa::kDead), queue{blocks.set_of[0]};
+  order[blocks.set_of[0]] = 0;
+  std::vector<int32_t> out_trans(static_cast<size_t>(blocks.sets) * num_classes, Dfa::kDead);
+  std::vector<uint8_t> out_accepting(blocks.sets);
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const int32_t block = queue[q];
+    const int32_t rep = blocks.elems[blocks.first[block]];  // any member: they are equivalent
+    out_accepting[q] = accepting[rep];
+    for (int32_t c = 0; c < num_classes; ++c) {
+      const int32_t t = trans[static_cast<size_t>(rep) * num_classes + c];
+      if (t == Dfa::kDead) continue;
+      const int32_t tb = blocks.set_of[t];
+      if (order[tb] == Dfa::kDead) {
+        order[tb] = static_cast<int32_t>(queue.size());
+        queue.push_back(tb);
+      }
+      out_trans[q * num_classes + c] = order[tb];
+    }
+  }
+  return Dfa(num_classes, std::move(cls.of), std::move(out_trans), std::move(out_accepting), 0);
+}
+
+}  // namespace tokensieve

@@ -1,0 +1,202 @@
+// Differential test: random small regexes over the alphabet {a, b, c}; for every string of length
+// <= 6 the DFA must agree with a direct set-of-positions evaluation of the regex tree, both on
+// acceptance and on "is a prefix of some accepted string" (the DFA state is not dead).
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "check.hpp"
+#include "dfa_checks.hpp"
+#include "regex_program.hpp"
+#include "tokensieve/dfa.hpp"
+
+namespace {
+
+using regex_program::Program;
+
+// A regex tree, kept beside its program so the oracle need not parse.
+struct Node {
+  int32_t op = tokensieve::OP_SEQ;
+  std::vector<std::pair<int, int>> ranges;  // OP_BYTES
+  int32_t min = 0, max = 0;                 // OP_REPEAT
+  std::vector<Node> kids;
+};
+
+Program encode(const Node& n) {
+  std::vector<Program> kids;
+  for (const Node& k : n.kids) kids.push_back(encode(k));
+  switch (n.op) {
+    case tokensieve::OP_BYTES: return regex_program::bytes(n.ranges);
+    case tokensieve::OP_SEQ: return regex_program::seq(kids);
+    case tokensieve::OP_ALT: return regex_program::alt(kids);
+    default: return regex_program::rep(n.min, n.max, kids[0]);
+  }
+}
+
+std::string describe(const Node& n) {
+  std::string out;
+  switch (n.op) {
+    case tokensieve::OP_BYTES:
+      out = "[";
+      for (auto [lo, hi] : n.ranges) out += std::string(1, char(lo)) + "-" + char(hi);
+      return out + "]";
+    case tokensieve::OP_SEQ: out = "seq("; break;
+    case tokensieve::OP_ALT: out = "alt("; break;
+    default: out = "rep" + std::to_string(n.min) + "," + std::to_string(n.max) + "(";
+  }
+  for (const Node& k : n.kids) out += describe(k) + " ";
+  return out + ")";
+}
+
+Node random_node(std::mt19937& rng, int depth) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+  Node n;
+  const int kind = depth == 0 ? 0 : pick(4);
+  if (kind == 0) {
+    n.op = tokensieve::OP_BYTES;
+    const int count = pick(8) == 0 ? 0 : 1 + pick(2);  // now and then the empty set
+    for (int i = 0; i < count; ++i) {
+      const int lo = 'a' + pick(3);
+      n.ranges.push_back({lo, lo + pick('c' - lo + 1)});
+    }
+    return n;
+  }
+  if (kind == 3) {
+    n.op = tokensieve::OP_REPEAT;
+    n.min = pick(3);
+    n.max = pick(3) == 0 ? -1 : n.min + pick(3);
+    n.kids.push_back(random_node(rng, depth - 1));
+    return n;
+  }
+  n.op = kind == 1 ? tokensieve::OP_SEQ : tokensieve::OP_ALT;
+  for (int i = pick(4); i > 0; --i) n.kids.push_back(random_node(rng, depth - 1));
+  return n;
+}
+
+bool nonempty(const Node& n) {
+  switch (n.op) {
+    case tokensieve::OP_BYTES: return !n.ranges.empty();
+    case tokensieve::OP_SEQ:
+      for (const Node& k : n.kids) {
+        if (!nonempty(k)) return false;
+      }
+      return true;
+    case tokensieve::OP_ALT:
+      for (const Node& k : n.kids) {
+        if (nonempty(k)) return true;
+      }
+      return false;
+    default: return n.min == 0 || nonempty(n.kids[0]);
+  }
+}
+
+// Matching `n` against w from every start position in `from` (bit p = position p):
+// `ends` = positions where a match can end; `over` = from some start, the rest of w is a proper
+// prefix of a string in L(n) (the match would run past the end of w).
+struct Eval {
+  uint32_t ends = 0;
+  bool over = false;
+};
+
+Eval eval(const Node& n, const std::string& w, uint32_t from) {
+  const uint32_t len = static_cast<uint32_t>(w.size());
+  const bool at_end = (from >> len) & 1;
+  Eval r;
+  switch (n.op) {
+    case tokensieve::OP_BYTES:
+      for (uint32_t p = 0; p < len; ++p) {
+        if (!((from >> p) & 1)) continue;
+        for (auto [lo, hi] : n.ranges) {
+          if (w[p] >= lo && w[p] <= hi) r.ends |= 1u << (p + 1);
+        }
+      }
+      r.over = at_end && !n.ranges.empty();
+      return r;
+    case tokensieve::OP_SEQ: {
+      uint32_t cur = from;
+      for (size_t i = 0; i < n.kids.size(); ++i) {
+        const Eval k = eval(n.kids[i], w, cur);
+        bool rest_nonempty = true;
+        for (size_t j = i + 1; j < n.kids.size(); ++j) rest_nonempty = rest_nonempty && nonempty(n.kids[j]);
+        r.over = r.over || (k.over && rest_nonempty);
+        cur = k.ends;
+      }
+      r.ends = cur;
+      return r;
+    }
+    case tokensieve::OP_ALT:
+      for (const Node& kid : n.kids) {
+        const Eval k = eval(kid, w, from);
+        r.ends |= k.ends;
+        r.over = r.over || k.over;
+      }
+      return r;
+    default: {
+      const Node& kid = n.kids[0];
+      uint32_t cur = from;
+      for (int32_t i = 0; i < n.min; ++i) {  // required copies: later ones must be matchable
+        const Eval k = eval(kid, w, cur);
+        r.over = r.over || (k.over && (i + 1 == n.min || nonempty(kid)));
+        cur = k.ends;
+      }
+      uint32_t all = cur, frontier = cur;
+      for (int32_t i = n.min; n.max < 0 || i < n.max; ++i) {  // optional copies
+        const Eval k = eval(kid, w, frontier);
+        r.over = r.over || k.over;
+        frontier = k.ends & ~all;  // only new positions can lead anywhere new
+        if (frontier == 0) break;
+        all |= frontier;
+      }
+      r.ends = all;
+      return r;
+    }
+  }
+}
+
+// All strings over {a, b, c} of length <= max_len.
+std::vector<std::string> all_strings(size_t max_len) {
+  std::vector<std::string> out{""};
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i].size() == max_len) continue;
+    for (char c : {'a', 'b', 'c'}) out.push_back(out[i] + c);
+  }
+  return out;
+}
+
+}  // namespace
+
+void run_random_tests() {
+  std::mt19937 rng(12345);
+  const std::vector<std::string> strings = all_strings(6);
+  const int programs = 1500;
+  int mismatched = 0, broken = 0, nonempty_languages = 0;
+  for (int t = 0; t < programs; ++t) {
+    const Node tree = random_node(rng, 1 + static_cast<int>(rng() % 4));
+    const tokensieve::Dfa d = dfa_checks::build(encode(tree));
+    const std::string violation = dfa_checks::invariant_violation(d);
+    if (!violation.empty()) {
+      if (++broken <= 5) std::fprintf(stderr, "%s: %s\n", violation.c_str(), describe(tree).c_str());
+    }
+    nonempty_languages += d.start() != tokensieve::Dfa::kDead;
+    for (const std::string& w : strings) {
+      const Eval e = eval(tree, w, 1u);
+      const bool accepted = (e.ends >> w.size()) & 1;
+      const bool prefix = accepted || e.over;
+      if (dfa_checks::accepts(d, w) != accepted || dfa_checks::viable(d, w) != prefix) {
+        if (++mismatched <= 5) {
+          std::fprintf(stderr, "mismatch on \"%s\" (oracle accept=%d prefix=%d): %s\n", w.c_str(),
+                       accepted, prefix, describe(tree).c_str());
+        }
+        break;
+      }
+    }
+    // Bytes outside the alphabet lead nowhere.
+    if (d.start() != tokensieve::Dfa::kDead && dfa_checks::viable(d, "d")) ++mismatched;
+  }
+  CHECK(mismatched == 0);
+  CHECK(broken == 0);
+  CHECK(nonempty_languages > programs / 2);  // the generator exercises real languages
+  std::printf("random: %d programs, %d non-empty languages\n", programs, nonempty_languages);
+}
