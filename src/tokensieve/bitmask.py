@@ -81,7 +81,7 @@ def apply_bitmask(
     ``indices`` restricts the update to those batch rows (row ``r`` of ``logits`` uses row
     ``r`` of ``bitmask``); other rows are left untouched.
     """
-    if _is_torch_tensor(logits):
+    if is_torch_tensor(logits):
         _apply_torch(logits, bitmask, vocab_size=vocab_size, fill=fill, indices=indices)
     elif isinstance(logits, np.ndarray):
         _apply_numpy(logits, bitmask, vocab_size=vocab_size, fill=fill, indices=indices)
@@ -92,7 +92,8 @@ def apply_bitmask(
 # ----------------------------------------------------------------------------- shared checks
 
 
-def _is_torch_tensor(value: Any) -> bool:
+def is_torch_tensor(value: Any) -> bool:
+    """Whether ``value`` is a torch tensor, without importing torch."""
     # Look torch up only if the caller already imported it: a numpy user never pays for torch.
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(value, torch.Tensor)
@@ -163,7 +164,7 @@ def _apply_numpy(
 ) -> None:
     if not np.issubdtype(logits.dtype, np.floating):
         raise TypeError(f"logits must be a floating-point array, got dtype {logits.dtype}")
-    if _is_torch_tensor(bitmask):
+    if is_torch_tensor(bitmask):
         bitmask = bitmask.detach().cpu().numpy()  # a torch int32 tensor becomes an int32 array
     bitmask = _check_numpy_bitmask(bitmask)
     batch, vocab = _check_shapes(logits.shape, bitmask.shape, vocab_size)

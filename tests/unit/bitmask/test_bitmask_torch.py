@@ -18,7 +18,6 @@ def rng() -> np.random.Generator:
     return np.random.default_rng(99)
 
 
-
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
 def test_torch_matches_numpy_reference(rng: np.random.Generator, dtype: str) -> None:
     allowed = rng.random((3, 100)) < 0.4
