@@ -1,0 +1,228 @@
+"""Arrays: ``prefixItems``/``items`` (and the draft-04..07 array form with
+``additionalItems``), ``minItems``/``maxItems``, ``contains`` with ``minContains``/
+``maxContains``, and ``uniqueItems`` over small finite item domains.
+
+Positions before the longest prefix get their own item expression; every later position
+shares the "rest" expression, repeated with the remaining length bounds. ``contains``
+splits each item into "matches" (item and C) and "does not match" (item and not C) and
+counts the matches; ``uniqueItems`` enumerates the item domain and tracks, per grammar
+state, which values were already used (2^k states for k values).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...errors import UnsatisfiableSchemaError
+from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
+from . import composition
+from .refs import Location, Resolver, child_pointer
+
+if TYPE_CHECKING:
+    from .converter import Converter
+
+__all__ = ["MAX_UNIQUE_VALUES", "any_array", "array_value"]
+
+MAX_UNIQUE_VALUES = 8
+"""Largest item domain for ``uniqueItems`` (the grammar tracks subsets: 2^k states)."""
+
+_MAX_COUNT_STATES = 4096
+
+
+def any_array(conv: Converter) -> Expr:
+    """Any JSON array."""
+    return _sequence(conv, [], conv.any_value(), 0, None)
+
+
+def _sub(loc: Location, key: str, *path: str | int) -> Location:
+    node: Any = loc.schema[key]
+    for p in path:
+        node = node[p]
+    return Resolver.enter(node, child_pointer(loc.pointer, key, *path), loc.base)
+
+
+def _items_of(loc: Location) -> tuple[list[Location], Location | None]:
+    """(prefix item schemas, schema of the items after them or None if unconstrained)."""
+    s = loc.schema
+    items = s.get("items")
+    if isinstance(items, list):  # draft-04..07 tuple form
+        prefix = [_sub(loc, "items", i) for i in range(len(items))]
+        rest = _sub(loc, "additionalItems") if "additionalItems" in s else None
+        return prefix, rest
+    prefix = [_sub(loc, "prefixItems", i) for i in range(len(s.get("prefixItems") or []))]
+    return prefix, (_sub(loc, "items") if "items" in s else None)
+
+
+def _conj_value(conv: Converter, parts: list[Location]) -> tuple[Expr, list[Location]]:
+    conj = [loc for part in parts for loc in composition.flatten(conv, part)]
+    if not conj:
+        return conv.any_value(), conj
+    try:
+        if len(parts) == 1:
+            return conv.value(parts[0]), conj
+        return composition.conjunction_value(conv, conj), conj
+    except UnsatisfiableSchemaError:
+        return NOTHING, conj
+
+
+def array_value(conv: Converter, conj: list[Location]) -> Expr:
+    """The arrays that satisfy every schema of ``conj``."""
+    lo, hi = 0, None
+    unique = False
+    contains: list[Location] = []
+    shapes = [_items_of(loc) for loc in conj]
+    for loc in conj:
+        s = loc.schema
+        if isinstance(s.get("minItems"), int):
+            lo = max(lo, s["minItems"])
+        if isinstance(s.get("maxItems"), int):
+            hi = s["maxItems"] if hi is None else min(hi, s["maxItems"])
+        unique = unique or s.get("uniqueItems") is True
+        if "contains" in s:
+            contains.append(loc)
+    width = max((len(p) for p, _ in shapes), default=0)
+    prefix: list[Expr] = []
+    for i in range(width):
+        parts = [p[i] if i < len(p) else r for p, r in shapes if i < len(p) or r is not None]
+        item, _ = _conj_value(conv, parts)
+        if item == NOTHING:  # no array reaches this length
+            hi = i if hi is None else min(hi, i)
+            break
+        prefix.append(item)
+    rest_parts = [r for _, r in shapes if r is not None]
+    rest, rest_conj = _conj_value(conv, rest_parts)
+    if rest == NOTHING:
+        hi = len(prefix) if hi is None else min(hi, len(prefix))
+    if hi is not None and lo > hi:
+        return NOTHING
+    pointer = conj[0].pointer if conj else ""
+    if unique and (hi is None or hi > 1):
+        if width or contains:
+            conv.unsupported("uniqueItems together with prefixItems or contains", "uniqueItems", pointer)
+        else:
+            return _unique(conv, rest_conj, lo, hi, pointer)
+    if contains:
+        if width:
+            conv.unsupported("contains together with prefixItems", "contains", pointer)
+        else:
+            return _contains(conv, rest_parts, contains, lo, hi, pointer)
+    return _sequence(conv, prefix, rest, lo, hi)
+
+
+def _sequence(conv: Converter, prefix: list[Expr], rest: Expr, lo: int, hi: int | None) -> Expr:
+    """``[`` items ``]``: position i < len(prefix) is ``prefix[i]``, later ones ``rest``."""
+    sep = seq(conv.ws, literal(","), conv.ws)
+    n = len(prefix)
+
+    def tail(i: int) -> Expr:
+        """Items from position i on (i >= 1), each after a comma."""
+        if hi is not None and i >= hi:
+            return EMPTY if i >= lo else NOTHING
+        if i >= n:
+            if rest == NOTHING:
+                return EMPTY if i >= lo else NOTHING
+            return Repeat(seq(sep, rest), max(lo - i, 0), None if hi is None else hi - i)
+        more = seq(sep, prefix[i], tail(i + 1))
+        return more if i < lo else alt(EMPTY, more)
+
+    options = []
+    if lo == 0:
+        options.append(seq(literal("["), conv.ws, literal("]")))
+    first = prefix[0] if n else rest
+    if first != NOTHING and (hi is None or hi >= 1):
+        body = seq(first, tail(1))
+        if body != NOTHING:
+            options.append(seq(literal("["), conv.ws, body, conv.ws, literal("]")))
+    return alt(*options) if options else NOTHING
+
+
+def _contains(conv: Converter, rest_parts: list[Location], contains: list[Location], lo: int, hi: int | None,
+              pointer: str) -> Expr:
+    """Arrays counting items that match each ``contains`` schema (one contains supported)."""
+    if len(contains) > 1:
+        conv.unsupported("several contains keywords on one array", "contains", pointer)
+    loc = contains[0]
+    s = loc.schema
+    c_lo = s.get("minContains", 1) if isinstance(s.get("minContains", 1), int) else 1
+    c_hi = s.get("maxContains") if isinstance(s.get("maxContains"), int) else None
+    if c_hi is not None and c_lo > c_hi:
+        return NOTHING
+    cond = _sub(loc, "contains")
+    neg = Location({"not": cond.schema}, cond.pointer, cond.base)
+    match, _ = _conj_value(conv, [*rest_parts, cond])
+    miss, _ = _conj_value(conv, [*rest_parts, neg])
+    cap_c = c_hi + 1 if c_hi is not None else c_lo
+    cap_l = hi if hi is not None else lo
+    if (cap_c + 1) * (cap_l + 1) > _MAX_COUNT_STATES:
+        conv.unsupported("contains counts need too many grammar states", "contains", pointer)
+    sep = seq(conv.ws, literal(","), conv.ws)
+    names: dict[tuple[int, int], Ref] = {}
+
+    def state(n: int, c: int) -> Ref:
+        """n items written (capped), c of them matching (capped): what may follow."""
+        key = (n, c)
+        if key not in names:
+            name = conv.grammar.fresh_name("contains")
+            conv.grammar.rules[name] = NOTHING
+            names[key] = Ref(name)
+            opts = []
+            if n >= lo and c >= c_lo and (c_hi is None or c <= c_hi):
+                opts.append(EMPTY)
+            if hi is None or n < hi:
+                nn = n + 1 if hi is not None else min(n + 1, cap_l)
+                if match != NOTHING and (c_hi is None or c < c_hi):
+                    opts.append(seq(sep, match, state(nn, min(c + 1, cap_c))))
+                if miss != NOTHING:
+                    opts.append(seq(sep, miss, state(nn, c)))
+            conv.grammar.rules[name] = alt(*opts) if opts else NOTHING
+        return names[key]
+
+    firsts = []
+    if hi is None or hi >= 1:
+        n1 = 1 if hi is not None else min(1, cap_l)
+        if match != NOTHING and (c_hi is None or c_hi >= 1):
+            firsts.append(seq(match, state(n1, min(1, cap_c))))
+        if miss != NOTHING:
+            firsts.append(seq(miss, state(n1, 0)))
+    options = []
+    if lo == 0 and c_lo == 0:
+        options.append(seq(literal("["), conv.ws, literal("]")))
+    if firsts:
+        options.append(seq(literal("["), conv.ws, alt(*firsts), conv.ws, literal("]")))
+    return alt(*options) if options else NOTHING
+
+
+def _unique(conv: Converter, item_conj: list[Location], lo: int, hi: int | None, pointer: str) -> Expr:
+    """Arrays of pairwise distinct items drawn from a small finite domain."""
+    from .literals import finite_domain, literal_value
+
+    domain = finite_domain(conv, item_conj)
+    if domain is None or len(domain) > MAX_UNIQUE_VALUES:
+        conv.unsupported(f"uniqueItems needs a finite item domain of at most {MAX_UNIQUE_VALUES} values "
+                         "(enum, const, boolean, null)", "uniqueItems", pointer)
+        return _sequence(conv, [], composition.conjunction_value(conv, item_conj) if item_conj
+                         else conv.any_value(), lo, hi)
+    items = [literal_value(conv, v) for v in domain]
+    sep = seq(conv.ws, literal(","), conv.ws)
+    names: dict[int, Ref] = {}
+
+    def state(mask: int) -> Ref:
+        if mask not in names:
+            name = conv.grammar.fresh_name("unique")
+            conv.grammar.rules[name] = NOTHING
+            names[mask] = Ref(name)
+            count = bin(mask).count("1")
+            opts: list[Expr] = [EMPTY] if count >= lo else []
+            if hi is None or count < hi:
+                opts += [seq(sep, item, state(mask | 1 << i)) for i, item in enumerate(items) if not mask >> i & 1]
+            conv.grammar.rules[name] = alt(*opts) if opts else NOTHING
+        return names[mask]
+
+    options = []
+    if lo == 0:
+        options.append(seq(literal("["), conv.ws, literal("]")))
+    if hi is None or hi >= 1:
+        firsts = [seq(item, state(1 << i)) for i, item in enumerate(items)]
+        if firsts:
+            options.append(seq(literal("["), conv.ws, alt(*firsts), conv.ws, literal("]")))
+    return alt(*options) if options else NOTHING

@@ -1,0 +1,389 @@
+"""Byte automata for the regular operations the grammar IR does not have.
+
+The IR has concatenation, alternation and repetition, but JSON Schema also needs
+*intersection* (``pattern`` together with ``minLength``, two ``pattern`` s in an
+``allOf``) and *complement* (``additionalProperties`` keys = "any string except the
+declared names", ``not``). This module turns a regular IR expression into a DFA over
+bytes, performs those operations on DFAs, and turns the result back into the IR.
+
+Conventions: a :class:`DFA` is partial (a missing byte goes to an implicit dead state),
+state 0 is the start state, and transitions are sorted, disjoint byte ranges.
+Complement is taken relative to *valid UTF-8 strings* (:func:`utf8_strings`), since every
+language here is a set of UTF-8 encoded texts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ...ir import EMPTY, NOTHING, Alt, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, alt, codepoints, seq
+
+__all__ = ["DFA", "LabeledGraph", "NotRegular", "dfa_from_expr", "expr_size", "utf8_strings"]
+
+Edge = tuple[int, int, int]  # (lo, hi, target), an inclusive byte range
+
+
+class NotRegular(Exception):
+    """The expression refers to a rule or a special token, so it has no byte DFA here."""
+
+
+# ----------------------------------------------------------------------------- NFA
+
+
+class _NFA:
+    """Thompson NFA: byte-range edges plus epsilon edges."""
+
+    def __init__(self, max_states: int = 200_000) -> None:
+        self.edges: list[list[Edge]] = []
+        self.eps: list[list[int]] = []
+        self.max_states = max_states
+
+    def state(self) -> int:
+        if len(self.edges) >= self.max_states:
+            raise OverflowError("automaton too large")
+        self.edges.append([])
+        self.eps.append([])
+        return len(self.edges) - 1
+
+    def add(self, expr: Expr, start: int, end: int) -> None:
+        """Add paths from ``start`` to ``end`` that spell exactly ``expr``."""
+        if isinstance(expr, Bytes):
+            self.edges[start].extend((lo, hi, end) for lo, hi in expr.ranges)
+        elif isinstance(expr, Seq):
+            cur = start
+            for i, item in enumerate(expr.items):
+                nxt = end if i == len(expr.items) - 1 else self.state()
+                self.add(item, cur, nxt)
+                cur = nxt
+            if not expr.items:
+                self.eps[start].append(end)
+        elif isinstance(expr, Alt):
+            for item in expr.items:
+                self.add(item, start, end)
+        elif isinstance(expr, Repeat):
+            cur = start
+            for _ in range(expr.min):
+                nxt = self.state()
+                self.add(expr.item, cur, nxt)
+                cur = nxt
+            if expr.max is None:
+                loop = self.state()
+                self.eps[cur].append(loop)
+                self.add(expr.item, loop, loop)
+                self.eps[loop].append(end)
+            else:
+                for _ in range(expr.max - expr.min):
+                    nxt = self.state()
+                    self.eps[cur].append(end)
+                    self.add(expr.item, cur, nxt)
+                    cur = nxt
+                self.eps[cur].append(end)
+        elif isinstance(expr, (Ref, Special)):
+            raise NotRegular(f"{expr!r} is not a regular byte expression")
+        else:  # pragma: no cover - the Expr union is closed
+            raise TypeError(f"not an IR expression: {expr!r}")
+
+    def closure(self, states: Iterable[int]) -> frozenset[int]:
+        seen = set(states)
+        todo = list(seen)
+        while todo:
+            for t in self.eps[todo.pop()]:
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return frozenset(seen)
+
+
+def _split_targets(edges: list[tuple[int, int, object]]) -> list[tuple[int, int, frozenset[object]]]:
+    """Cut overlapping ranges into elementary intervals, each with the set of its targets."""
+    cuts = sorted({lo for lo, _, _ in edges} | {hi + 1 for _, hi, _ in edges})
+    out: list[tuple[int, int, frozenset[object]]] = []
+    for a, b in zip(cuts, cuts[1:]):
+        targets = frozenset(t for lo, hi, t in edges if lo <= a and b - 1 <= hi)
+        if targets:
+            out.append((a, b - 1, targets))
+    return out
+
+
+# ----------------------------------------------------------------------------- DFA
+
+
+@dataclass
+class DFA:
+    """A partial deterministic automaton over bytes; state 0 starts."""
+
+    trans: list[list[Edge]]
+    accept: list[bool]
+
+    @property
+    def size(self) -> int:
+        return len(self.accept)
+
+    # -- construction -------------------------------------------------------------
+
+    @staticmethod
+    def from_nfa(nfa: _NFA, start: int, final: int, max_states: int = 20000) -> DFA:
+        first = nfa.closure([start])
+        index = {first: 0}
+        order = [first]
+        trans: list[list[Edge]] = []
+        i = 0
+        while i < len(order):
+            cur = order[i]
+            i += 1
+            row: list[Edge] = []
+            edges = [(lo, hi, t) for s in cur for lo, hi, t in nfa.edges[s]]
+            for lo, hi, targets in _split_targets(edges):  # type: ignore[arg-type]
+                tgt = nfa.closure(targets)  # type: ignore[arg-type]
+                if tgt not in index:
+                    if len(order) >= max_states:
+                        raise OverflowError("automaton too large")
+                    index[tgt] = len(order)
+                    order.append(tgt)
+                _append(row, lo, hi, index[tgt])
+            trans.append(row)
+        return DFA(trans, [final in s for s in order]).minimize()
+
+    # -- operations ---------------------------------------------------------------
+
+    def intersect(self, other: DFA) -> DFA:
+        return self._product(other, lambda a, b: a and b, complete=False)
+
+    def union(self, other: DFA) -> DFA:
+        return self._product(other, lambda a, b: a or b, complete=True)
+
+    def minus(self, other: DFA) -> DFA:
+        return self._product(other, lambda a, b: a and not b, complete=True)
+
+    def complement(self) -> DFA:
+        """Valid UTF-8 strings not in this language."""
+        return utf8_strings().minus(self)
+
+    def _product(self, other: DFA, keep, complete: bool) -> DFA:  # type: ignore[no-untyped-def]
+        # -1 stands for the dead state of a partial automaton.
+        index = {(0, 0): 0}
+        order = [(0, 0)]
+        trans: list[list[Edge]] = []
+        i = 0
+        while i < len(order):
+            p, q = order[i]
+            i += 1
+            rp = self.trans[p] if p >= 0 else []
+            rq = other.trans[q] if q >= 0 else []
+            edges = [(lo, hi, ("a", t)) for lo, hi, t in rp] + [(lo, hi, ("b", t)) for lo, hi, t in rq]
+            row: list[Edge] = []
+            for lo, hi, targets in _split_targets(edges):  # type: ignore[arg-type]
+                ta = next((t for side, t in targets if side == "a"), -1)  # type: ignore[misc]
+                tb = next((t for side, t in targets if side == "b"), -1)  # type: ignore[misc]
+                if not complete and (ta < 0 or tb < 0):
+                    continue
+                key = (ta, tb)
+                if key not in index:
+                    index[key] = len(order)
+                    order.append(key)
+                _append(row, lo, hi, index[key])
+            trans.append(row)
+        accept = [keep(p >= 0 and self.accept[p], q >= 0 and other.accept[q]) for p, q in order]
+        return DFA(trans, accept).minimize()
+
+    def is_empty(self) -> bool:
+        return not any(self.accept[s] for s in self._reachable())
+
+    def _reachable(self) -> set[int]:
+        seen = {0}
+        todo = [0]
+        while todo:
+            for _, _, t in self.trans[todo.pop()]:
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return seen
+
+    def minimize(self) -> DFA:
+        """Trim (reachable and co-reachable states only) and merge equivalent states (Moore)."""
+        reach = self._reachable()
+        rev: dict[int, set[int]] = {}
+        for s in reach:
+            for _, _, t in self.trans[s]:
+                rev.setdefault(t, set()).add(s)
+        live = {s for s in reach if self.accept[s]}
+        todo = list(live)
+        while todo:
+            for p in rev.get(todo.pop(), ()):
+                if p not in live:
+                    live.add(p)
+                    todo.append(p)
+        if 0 not in live:
+            return DFA([[]], [False])
+        states = sorted(live)
+        cls = {s: int(self.accept[s]) for s in states}
+        while True:
+            sigs: dict[tuple[object, ...], int] = {}
+            new: dict[int, int] = {}
+            for s in states:
+                row: list[Edge] = []
+                for lo, hi, t in self.trans[s]:
+                    if t in live:
+                        _append(row, lo, hi, cls[t])
+                sig = (cls[s], tuple(row))
+                new[s] = sigs.setdefault(sig, len(sigs))
+            if len(sigs) == len(set(cls.values())):
+                break
+            cls = new
+        # Renumber so that the start state's class is 0.
+        remap = {cls[0]: 0}
+        for s in states:
+            remap.setdefault(cls[s], len(remap))
+        trans: list[list[Edge]] = [[] for _ in remap]
+        accept = [False] * len(remap)
+        done = set()
+        for s in states:
+            c = remap[cls[s]]
+            if c in done:
+                continue
+            done.add(c)
+            accept[c] = self.accept[s]
+            for lo, hi, t in self.trans[s]:
+                if t in live:
+                    _append(trans[c], lo, hi, remap[cls[t]])
+        return DFA(trans, accept)
+
+    # -- back to the IR -------------------------------------------------------------
+
+    def labeled(self) -> LabeledGraph:
+        """This DFA as a graph whose edge labels are byte sets."""
+        edges: list[dict[int, Expr]] = []
+        for row in self.trans:
+            groups: dict[int, list[tuple[int, int]]] = {}
+            for lo, hi, t in row:
+                groups.setdefault(t, []).append((lo, hi))
+            edges.append({t: Bytes.of(r) for t, r in groups.items()})
+        return LabeledGraph(edges, list(self.accept))
+
+    def finite_words(self, limit: int) -> list[bytes] | None:
+        """All words when the language is finite with at most ``limit`` words, else None."""
+        words: list[bytes] = []
+        # A trimmed DFA is finite iff it has no cycle; a DFS with a path stack detects one.
+        stack: list[tuple[int, bytes, frozenset[int]]] = [(0, b"", frozenset([0]))]
+        while stack:
+            s, word, path = stack.pop()
+            if self.accept[s]:
+                words.append(word)
+                if len(words) > limit:
+                    return None
+            for lo, hi, t in self.trans[s]:
+                if t in path:
+                    return None
+                if hi - lo > limit:
+                    return None
+                for b in range(lo, hi + 1):
+                    stack.append((t, word + bytes([b]), path | {t}))
+        return sorted(words)
+
+
+@dataclass
+class LabeledGraph:
+    """An automaton whose edges carry IR expressions; state 0 starts.
+
+    Edge labels may be any regular expressions (e.g. "one JSON-escaped character from
+    this set"), which is how a character-level automaton becomes JSON string syntax.
+    """
+
+    edges: list[dict[int, Expr]]
+    accept: list[bool]
+
+    def to_expr(self, budget: int = 4000) -> Expr | None:
+        """A regular expression by state elimination, or None past ``budget`` nodes."""
+        n = len(self.accept)
+        init, final = n, n + 1
+        out: dict[int, dict[int, Expr]] = {s: {} for s in range(n + 2)}
+        into: dict[int, set[int]] = {s: set() for s in range(n + 2)}
+
+        def link(p: int, q: int, e: Expr) -> None:
+            old = out[p].get(q)
+            out[p][q] = e if old is None else alt(old, e)
+            into[q].add(p)
+
+        link(init, 0, EMPTY)
+        for s in range(n):
+            for t, label in self.edges[s].items():
+                link(s, t, label)
+            if self.accept[s]:
+                link(s, final, EMPTY)
+        remaining = set(range(n))
+        total = 0
+        while remaining:
+            s = min(remaining, key=lambda x: (len(into[x] - {x}) * len(set(out[x]) - {x}), x))
+            remaining.discard(s)
+            loop = out[s].pop(s, None)
+            into[s].discard(s)
+            star = Repeat(loop, 0, None) if loop is not None else EMPTY
+            for p in into[s]:
+                head = out[p].pop(s)
+                for q, tail in out[s].items():
+                    e = seq(head, star, tail)
+                    total += expr_size(e)
+                    if total > budget:
+                        return None
+                    link(p, q, e)
+            for q in out[s]:
+                into[q].discard(s)
+            out[s] = {}
+            into[s] = set()
+        return out[init].get(final, NOTHING)
+
+    def to_rules(self, grammar: Grammar, hint: str) -> Ref:
+        """One rule per state (a right-linear grammar): exact, whatever the size."""
+        names = []
+        for _ in self.accept:
+            name = grammar.fresh_name(hint)
+            grammar.rules[name] = NOTHING  # reserve the name
+            names.append(name)
+        for s, row in enumerate(self.edges):
+            options = [seq(label, Ref(names[t])) for t, label in row.items()]
+            if self.accept[s]:
+                options.append(EMPTY)
+            grammar.rules[names[s]] = alt(*options) if options else NOTHING
+        return Ref(names[0])
+
+    def to_ir(self, grammar: Grammar, hint: str, budget: int = 4000) -> Expr:
+        """The language as one expression when small enough, else as right-linear rules."""
+        expr = self.to_expr(budget)
+        return expr if expr is not None else self.to_rules(grammar, hint)
+
+
+def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
+    """Append a range to a sorted row, merging with the previous one when contiguous."""
+    if row and row[-1][2] == target and row[-1][1] + 1 == lo:
+        row[-1] = (row[-1][0], hi, target)
+    else:
+        row.append((lo, hi, target))
+
+
+def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
+    """The minimal DFA of a regular expression (raises :class:`NotRegular` on refs)."""
+    nfa = _NFA()
+    start, final = nfa.state(), nfa.state()
+    nfa.add(expr, start, final)
+    return DFA.from_nfa(nfa, start, final, max_states)
+
+
+_UTF8: DFA | None = None
+
+
+def utf8_strings() -> DFA:
+    """All valid UTF-8 strings (no surrogates), as a DFA."""
+    global _UTF8
+    if _UTF8 is None:
+        _UTF8 = dfa_from_expr(Repeat(codepoints([(0, 0x10FFFF)]), 0, None))
+    return _UTF8
+
+
+def expr_size(expr: Expr) -> int:
+    """Number of nodes of an expression tree (a cost measure)."""
+    if isinstance(expr, (Seq, Alt)):
+        return 1 + sum(expr_size(e) for e in expr.items)
+    if isinstance(expr, Repeat):
+        return 1 + expr_size(expr.item)
+    return 1

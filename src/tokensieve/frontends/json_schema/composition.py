@@ -1,0 +1,328 @@
+"""Composition: ``allOf``, ``anyOf``, ``oneOf``, ``not``, ``if``/``then``/``else``, dependencies.
+
+A schema is evaluated as a *conjunction*: a list of schema objects (:class:`Location`)
+that must all hold. :func:`flatten` inlines ``allOf`` and ``$ref`` (with siblings) into
+that list and rewrites the dependency keywords into composition:
+
+- ``dependentRequired {p: [q]}``  = ``anyOf [{properties: {p: false}}, {required: [p, q]}]``
+- ``dependentSchemas {p: S}``     = ``anyOf [{properties: {p: false}}, allOf [{required: [p]}, S]]``
+- ``if I then T else E``          = ``anyOf [allOf [I, T], allOf [not I, E]]`` (disjoint)
+
+:func:`conjunction_value` then distributes ``anyOf``/``oneOf`` (one alternative per
+branch), applies ``not`` (:mod:`.negation`), keeps the ``enum``/``const`` values that pass
+every schema, and finally splits by JSON type. ``oneOf`` is exact only when its branches
+are provably disjoint (:func:`disjoint`); otherwise it is an error.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from ...errors import GrammarSyntaxError, UnsatisfiableSchemaError, UnsupportedSchemaError
+from ...ir import NOTHING, Expr, alt
+from ..regex import parse_regex
+from . import formats, negation
+from .keywords import TYPES, check_keywords, schema_types
+from .literals import literal_value
+from .numbers import NumberSpec
+from .refs import Location, Resolver, child_pointer
+from .strings import StringSpec
+
+if TYPE_CHECKING:
+    from .converter import Converter
+
+__all__ = ["conjunction_value", "disjoint", "flatten", "tighten_number", "tighten_string", "types_of"]
+
+_MAX_BRANCHES = 256
+
+
+def flatten(conv: Converter, loc: Location) -> list[Location]:
+    """The schema at ``loc`` as a list of schema objects that must all hold."""
+    out: list[Location] = []
+    active: list[int] = []
+
+    def add(here: Location) -> None:
+        s = here.schema
+        if s is True:
+            return
+        if s is False or not isinstance(s, dict):
+            out.append(Location(False, here.pointer, here.base))
+            return
+        if id(s) in active:  # A = allOf[A, ...]: A is already part of the conjunction
+            return
+        check_keywords(conv, here)
+        active.append(id(s))
+        out.append(here)
+        ref = s.get("$ref")
+        if isinstance(ref, str):
+            add(conv.resolver.resolve(ref, here))
+        for i, sub in enumerate(s.get("allOf") or []):
+            add(Resolver.enter(sub, child_pointer(here.pointer, "allOf", i), here.base))
+        for extra in _rewrites(here):
+            out.append(extra)
+        active.pop()
+
+    add(loc)
+    return out
+
+
+def _rewrites(loc: Location) -> list[Location]:
+    """Dependency keywords and ``if`` rewritten as ``anyOf`` conjuncts."""
+    s = loc.schema
+    out: list[Location] = []
+
+    def synth(schema: dict[str, Any], *where: str | int) -> None:
+        out.append(Location(schema, child_pointer(loc.pointer, *where), loc.base))
+
+    deps: dict[str, Any] = {}
+    for key in ("dependencies", "dependentRequired", "dependentSchemas"):
+        if isinstance(s.get(key), dict):
+            deps.update({name: (key, v) for name, v in s[key].items()})
+    for name, (key, dep) in deps.items():
+        absent = {"properties": {name: False}}
+        if isinstance(dep, list):
+            synth({"anyOf": [absent, {"required": [name, *dep]}]}, key, name)
+        else:
+            synth({"anyOf": [absent, {"allOf": [{"required": [name]}, dep]}]}, key, name)
+    if "if" in s and ("then" in s or "else" in s):
+        then = s.get("then", True)
+        other = s.get("else", True)
+        synth({"anyOf": [{"allOf": [s["if"], then]}, {"allOf": [{"not": s["if"]}, other]}],
+               "x-disjoint": True}, "if")
+    return out
+
+
+# ----------------------------------------------------------------------------- conjunctions
+
+
+def types_of(conj: list[Location]) -> frozenset[str]:
+    """The JSON types every schema of the conjunction allows."""
+    types = TYPES
+    for loc in conj:
+        if loc.schema is False:
+            return frozenset()
+        types &= schema_types(loc.schema)
+        for key in ("enum", "const"):
+            if key in loc.schema:
+                values = loc.schema[key] if key == "enum" else [loc.schema[key]]
+                if isinstance(values, list):
+                    types &= frozenset().union(*(_value_types(v) for v in values))
+    return types
+
+
+def _value_types(value: Any) -> frozenset[str]:
+    if value is None:
+        return frozenset({"null"})
+    if isinstance(value, bool):
+        return frozenset({"boolean"})
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
+        return frozenset({"integer", "number"})
+    if isinstance(value, float):
+        return frozenset({"number"})
+    if isinstance(value, str):
+        return frozenset({"string"})
+    return frozenset({"array"}) if isinstance(value, list) else frozenset({"object"})
+
+
+def _strip(loc: Location, *keys: str) -> Location:
+    return Location({k: v for k, v in loc.schema.items() if k not in keys}, loc.pointer, loc.base)
+
+
+def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
+    """The serializations of the instances that satisfy every schema of ``conj``."""
+    if any(loc.schema is False for loc in conj):
+        return NOTHING
+    for i, loc in enumerate(conj):
+        for key in ("anyOf", "oneOf"):
+            branches = loc.schema.get(key)
+            if not isinstance(branches, list):
+                continue
+            rest = [*conj[:i], _strip(loc, key), *conj[i + 1:]]
+            arms = [rest + flatten(conv, Resolver.enter(b, child_pointer(loc.pointer, key, j), loc.base))
+                    for j, b in enumerate(branches)]
+            if key == "oneOf" and not loc.schema.get("x-disjoint"):
+                _check_disjoint(conv, arms, loc)
+            conv.branches += len(arms)
+            if conv.branches > _MAX_BRANCHES:
+                raise UnsupportedSchemaError(f"more than {_MAX_BRANCHES} alternatives after distributing "
+                                             "anyOf/oneOf", keyword=key, pointer=loc.pointer)
+            options = []
+            for arm in arms:
+                try:
+                    options.append(conjunction_value(conv, arm))
+                except UnsatisfiableSchemaError:
+                    continue  # an empty branch adds nothing
+            return alt(*options) if options else NOTHING
+    types = types_of(conj)
+    values = _enum_values(conj)
+    if values is not None:
+        kept = [v for v in values if all(conv.is_valid(v, loc) for loc in conj)]
+        return alt(*(literal_value(conv, v) for v in kept)) if kept else NOTHING
+    nots = [loc for loc in conj if "not" in loc.schema]
+    if nots:
+        return negation.with_negations(conv, conj, types, nots)
+    return conv.typed_value(conj, types)
+
+
+def _enum_values(conj: list[Location]) -> list[Any] | None:
+    """The candidate values when some schema lists them (``enum``/``const``), else None."""
+    values: list[Any] | None = None
+    for loc in conj:
+        for key in ("enum", "const"):
+            if key not in loc.schema:
+                continue
+            mine = loc.schema[key] if key == "enum" else [loc.schema[key]]
+            if not isinstance(mine, list):
+                raise UnsupportedSchemaError("enum must be an array", keyword="enum", pointer=loc.pointer)
+            if values is None:
+                values = []
+                for v in mine:  # no duplicates (by JSON equality)
+                    if not any(json_equal(v, w) for w in values):
+                        values.append(v)
+            else:
+                values = [v for v in values if any(json_equal(v, w) for w in mine)]
+    return values
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """JSON Schema equality: 1 == 1.0, but true != 1; objects unordered."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+# ----------------------------------------------------------------------------- oneOf
+
+
+def _check_disjoint(conv: Converter, arms: list[list[Location]], loc: Location) -> None:
+    for i in range(len(arms)):
+        for j in range(i + 1, len(arms)):
+            if not disjoint(conv, arms[i], arms[j]):
+                conv.unsupported(f"branches {i} and {j} may both match the same value, and a grammar cannot "
+                                 "exclude values matching two branches", "oneOf", loc.pointer)
+                return
+
+
+def disjoint(conv: Converter, a: list[Location], b: list[Location]) -> bool:
+    """True when no value can satisfy both conjunctions (a sound, incomplete test)."""
+    ta, tb = types_of(a), types_of(b)
+    shared = ta & tb
+    if not shared:
+        return True
+    for mine, other in ((a, b), (b, a)):
+        values = _enum_values(mine)
+        if values is not None and not any(all(conv.is_valid(v, loc) for loc in other) for v in values):
+            return True
+    if shared <= {"object"}:
+        return _objects_disjoint(a, b)
+    return False
+
+
+def _objects_disjoint(a: list[Location], b: list[Location]) -> bool:
+    """A required property with disjoint ``const``/``enum`` values, or required on one side and
+    forbidden on the other."""
+    req_a, req_b = _required(a), _required(b)
+    for name in req_a & req_b:
+        va, vb = _property_values(a, name), _property_values(b, name)
+        if va is not None and vb is not None and not any(json_equal(x, y) for x in va for y in vb):
+            return True
+    return any(_forbids(b, name) for name in req_a) or any(_forbids(a, name) for name in req_b)
+
+
+def _required(conj: list[Location]) -> set[str]:
+    return {r for loc in conj for r in (loc.schema.get("required") or []) if isinstance(r, str)} if all(
+        isinstance(loc.schema.get("required", []), list) for loc in conj) else set()
+
+
+def _property_values(conj: list[Location], name: str) -> list[Any] | None:
+    for loc in conj:
+        sub = (loc.schema.get("properties") or {}).get(name)
+        if isinstance(sub, dict):
+            if "const" in sub:
+                return [sub["const"]]
+            if isinstance(sub.get("enum"), list):
+                return sub["enum"]
+    return None
+
+
+def _forbids(conj: list[Location], name: str) -> bool:
+    for loc in conj:
+        props = loc.schema.get("properties") or {}
+        if props.get(name) is False:
+            return True
+        if (name not in props and loc.schema.get("additionalProperties") is False
+                and not loc.schema.get("patternProperties")):
+            return True
+    return False
+
+
+# ----------------------------------------------------------------------------- scalar keywords
+
+
+def _decimal(value: Any) -> Decimal | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+
+
+def tighten_number(conv: Converter, spec: NumberSpec, loc: Location) -> None:
+    """Add the numeric keywords of one schema object to ``spec``."""
+    s = loc.schema
+    bounds = [("minimum", False, True), ("maximum", False, False),
+              ("exclusiveMinimum", True, True), ("exclusiveMaximum", True, False)]
+    for key, strict, lower in bounds:
+        raw = s.get(key)
+        if isinstance(raw, bool):  # draft-04: exclusiveMinimum/Maximum flag the plain bound
+            continue
+        v = _decimal(raw)
+        if v is None:
+            continue
+        if not strict:
+            strict = s.get("exclusiveMinimum" if lower else "exclusiveMaximum") is True
+        if lower:
+            if spec.lower is None or v > spec.lower or (v == spec.lower and strict):
+                spec.lower, spec.lower_strict = v, strict
+        elif spec.upper is None or v < spec.upper or (v == spec.upper and strict):
+            spec.upper, spec.upper_strict = v, strict
+    step = _decimal(s.get("multipleOf"))
+    if step is None:
+        return
+    if step <= 0:
+        raise UnsupportedSchemaError("multipleOf must be greater than 0", keyword="multipleOf", pointer=loc.pointer)
+    if spec.multiple_of is None or spec.multiple_of == step:
+        spec.multiple_of = step
+    elif (step / spec.multiple_of) == (step / spec.multiple_of).to_integral_value():
+        spec.multiple_of = step
+    elif (spec.multiple_of / step) != (spec.multiple_of / step).to_integral_value():
+        conv.unsupported("two multipleOf values that do not divide each other", "multipleOf", loc.pointer)
+
+
+def tighten_string(conv: Converter, spec: StringSpec, loc: Location) -> None:
+    """Add the string keywords of one schema object to ``spec``."""
+    s = loc.schema
+    lo, hi = s.get("minLength"), s.get("maxLength")
+    if isinstance(lo, (int, float)) and not isinstance(lo, bool):
+        spec.min_length = max(spec.min_length, int(-(-lo // 1)))
+    if isinstance(hi, (int, float)) and not isinstance(hi, bool):
+        spec.max_length = int(hi) if spec.max_length is None else min(spec.max_length, int(hi))
+    pattern = s.get("pattern")
+    if isinstance(pattern, str):
+        try:
+            spec.languages.append(("pattern", parse_regex(pattern, search=True)))
+        except GrammarSyntaxError as exc:
+            conv.unsupported(f"pattern {pattern!r}: {exc}", "pattern", child_pointer(loc.pointer, "pattern"))
+    fmt = s.get("format")
+    if isinstance(fmt, str):
+        if fmt in formats.NOT_REGULAR:
+            conv.unsupported(f"format {fmt!r} is not a regular language", "format", loc.pointer)
+            return
+        lang = formats.format_language(fmt)
+        if lang is not None:
+            spec.languages.append(("format", lang))

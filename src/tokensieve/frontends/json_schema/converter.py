@@ -1,0 +1,223 @@
+"""The entry point: :func:`json_schema_to_grammar`, and the :class:`Converter` that walks a schema.
+
+Reading order: :func:`json_schema_to_grammar` loads the schema (:func:`load_schema`),
+then :meth:`Converter.value` turns one subschema into an IR expression:
+
+1. a schema that is only a ``$ref`` becomes a :class:`~tokensieve.ir.Ref` to a rule of its
+   own (so recursion of any depth is plain grammar recursion, never unrolled);
+2. otherwise the schema is *flattened* into a conjunction of plain schema objects
+   (``allOf`` and ``$ref`` with siblings inlined, :mod:`.composition`);
+3. ``anyOf``/``oneOf``/``if``/``not`` are distributed over that conjunction;
+4. what remains is split by JSON type; each type's keywords from every conjunct are
+   combined by :mod:`.strings`, :mod:`.numbers`, :mod:`.arrays` and :mod:`.objects`.
+
+A keyword that cannot be enforced exactly raises :class:`UnsupportedSchemaError` unless
+it was relaxed, in which case it is dropped with a warning (the grammar then accepts a
+superset, and :func:`tokensieve.validate` must check the output).
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import Any, Literal
+
+from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
+from ...ir import NOTHING, Expr, Grammar, Ref, alt, literal, seq
+from ..json_value import json_number, json_string
+from ..whitespace import WhitespacePolicy, whitespace_expr
+from . import arrays, composition, objects, strings
+from .keywords import check_keywords, is_trivial
+from .numbers import NumberSpec, number_expr
+from .refs import Location, Resolver
+
+__all__ = ["Converter", "json_schema_to_grammar", "load_schema"]
+
+PropertyOrder = Literal["declared", "any"]
+
+
+def load_schema(schema: Any) -> dict[str, Any] | bool:
+    """A schema as a JSON value: dicts and booleans pass, strings are parsed as JSON,
+    Pydantic models and Python type hints are converted with pydantic."""
+    if isinstance(schema, (dict, bool)):
+        return schema
+    if isinstance(schema, (str, bytes)):
+        try:
+            loaded = json.loads(schema)
+        except json.JSONDecodeError as exc:
+            raise UnsupportedSchemaError(f"the schema is not valid JSON: {exc}") from exc
+        if not isinstance(loaded, (dict, bool)):
+            raise UnsupportedSchemaError("a schema must be a JSON object or a boolean")
+        return loaded
+    model_schema = getattr(schema, "model_json_schema", None)
+    if callable(model_schema) and isinstance(schema, type):
+        return model_schema()  # type: ignore[no-any-return]
+    try:
+        from pydantic import TypeAdapter
+    except ImportError as exc:  # pragma: no cover - pydantic is an optional dependency
+        raise UnsupportedSchemaError(
+            f"cannot read a schema from {schema!r}: install pydantic (pip install tokensieve[pydantic])"
+        ) from exc
+    try:
+        return TypeAdapter(schema).json_schema()  # type: ignore[no-any-return]
+    except Exception as exc:  # pydantic raises many kinds for types it cannot describe
+        raise UnsupportedSchemaError(f"cannot derive a JSON Schema from {schema!r}: {exc}") from exc
+
+
+def json_schema_to_grammar(
+    schema: dict[str, Any] | bool | str | type,
+    *,
+    whitespace: WhitespacePolicy = WhitespacePolicy(),
+    strict: bool = False,
+    property_order: PropertyOrder = "declared",
+    relax: bool | Iterable[str] = False,
+    documents: Mapping[str, Any] | None = None,
+) -> Grammar:
+    """The grammar whose language is the JSON serializations of the schema's valid instances.
+
+    - ``whitespace``: what may appear between JSON tokens (bounded runs only);
+    - ``strict``: structured-output semantics: no additional properties unless a schema
+      allows them explicitly, every declared property required;
+    - ``property_order``: ``"declared"`` (properties in declaration order, optional ones
+      skippable, additional ones after them) or ``"any"`` (any order, each at most once);
+    - ``relax``: True or a set of keyword names that may be dropped (with a warning)
+      when they cannot be enforced; the output must then be checked with ``validate``;
+    - ``documents``: extra schema documents by URI, for ``$ref`` to other documents.
+
+    Raises :class:`UnsupportedSchemaError` naming the keyword and its JSON pointer, or
+    :class:`UnsatisfiableSchemaError` when no value is valid.
+    """
+    if property_order not in ("declared", "any"):
+        raise ValueError(f"property_order must be 'declared' or 'any', not {property_order!r}")
+    root = load_schema(schema)
+    conv = Converter(root, WhitespacePolicy.coerce(whitespace), strict=strict, property_order=property_order,
+                     relax=relax, documents=documents)
+    return conv.build()
+
+
+class Converter:
+    """Turns the subschemas of one root schema into rules of one grammar."""
+
+    def __init__(self, root: Any, whitespace: WhitespacePolicy, *, strict: bool, property_order: PropertyOrder,
+                 relax: bool | Iterable[str], documents: Mapping[str, Any] | None) -> None:
+        self.root = root
+        self.grammar = Grammar(start="root")
+        self.ws = whitespace_expr(whitespace)
+        self.strict = strict
+        self.property_order = property_order
+        self.relax: bool | frozenset[str] = relax if isinstance(relax, bool) else frozenset(relax)
+        self.resolver = Resolver(root, documents)
+        self._ref_rules: dict[tuple[int, str], Ref] = {}
+        self._inlining: list[int] = []
+        self._validator: Any = None
+        self.branches = 0  # anyOf/oneOf alternatives created so far (bounded)
+
+    def build(self) -> Grammar:
+        body = self.value(self.resolver.root_location())
+        if body == NOTHING:
+            raise UnsatisfiableSchemaError("the schema admits no JSON value", pointer="")
+        self.grammar.rules["root"] = seq(self.ws, body, self.ws)
+        return self.grammar
+
+    # -- errors and relaxation --------------------------------------------------------
+
+    def unsupported(self, message: str, keyword: str, pointer: str) -> None:
+        """Raise for a keyword that cannot be enforced, or warn and go on if it is relaxed."""
+        if self.relax is True or (isinstance(self.relax, frozenset) and keyword in self.relax):
+            warnings.warn(f"tokensieve: keyword {keyword!r} at {pointer or '/'!r} is not enforced by the grammar: "
+                          f"{message}", stacklevel=4)
+            return
+        raise UnsupportedSchemaError(message, keyword=keyword, pointer=pointer)
+
+    # -- values -------------------------------------------------------------------------
+
+    def value(self, loc: Location) -> Expr:
+        """The serializations of the instances valid under the schema at ``loc``."""
+        schema = loc.schema
+        if schema is True:
+            return self.any_value()
+        if schema is False:
+            return NOTHING
+        if not isinstance(schema, dict):
+            raise UnsupportedSchemaError("a schema must be an object or a boolean", pointer=loc.pointer)
+        check_keywords(self, loc)
+        if is_trivial(schema):
+            return self.any_value()
+        ref = schema.get("$ref")
+        if isinstance(ref, str) and is_trivial({k: v for k, v in schema.items() if k != "$ref"}):
+            return self.ref_rule(self.resolver.resolve(ref, loc))
+        return composition.conjunction_value(self, composition.flatten(self, loc))
+
+    def ref_rule(self, target: Location) -> Expr:
+        """A rule for a ``$ref`` target, made once; recursion refers back to it."""
+        key = (id(target.schema), target.base)
+        if key not in self._ref_rules:
+            if target.schema is True or (isinstance(target.schema, dict) and is_trivial(target.schema)):
+                return self.any_value()
+            hint = "ref_" + "".join(c if c.isalnum() else "_" for c in target.pointer.split("/")[-1])[:40]
+            name = self.grammar.fresh_name(hint or "ref")
+            self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
+            self._ref_rules[key] = Ref(name)
+            self.grammar.rules[name] = self.value(target)
+        return self._ref_rules[key]
+
+    def any_value(self) -> Expr:
+        """Any JSON value (the schema ``true``), as a recursive rule of this grammar."""
+        if "any_value" not in self.grammar.rules:
+            self.grammar.rules["any_value"] = NOTHING
+            self.grammar.rules["any_value"] = alt(
+                literal("null"), literal("true"), literal("false"), json_number(), json_string(),
+                arrays.any_array(self), objects.any_object(self),
+            )
+        return Ref("any_value")
+
+    def typed_value(self, conj: list[Location], types: frozenset[str]) -> Expr:
+        """The instances of the given JSON types that satisfy every schema of ``conj``."""
+        options: list[Expr] = []
+        if "null" in types:
+            options.append(literal("null"))
+        if "boolean" in types:
+            options.append(alt(literal("true"), literal("false")))
+        if "number" in types or "integer" in types:
+            options.append(self.number(conj, integer="number" not in types))
+        if "string" in types:
+            options.append(self.string(conj))
+        if "array" in types:
+            options.append(arrays.array_value(self, conj))
+        if "object" in types:
+            options.append(objects.object_value(self, conj))
+        return alt(*options) if options else NOTHING
+
+    def number(self, conj: list[Location], *, integer: bool) -> Expr:
+        spec = NumberSpec(pointer=conj[0].pointer if conj else "", integer=integer)
+        for loc in conj:
+            composition.tighten_number(self, spec, loc)
+        try:
+            return number_expr(spec, self.grammar, "number")
+        except UnsatisfiableSchemaError:
+            return NOTHING
+
+    def string(self, conj: list[Location]) -> Expr:
+        spec = strings.StringSpec(pointer=conj[0].pointer if conj else "")
+        for loc in conj:
+            composition.tighten_string(self, spec, loc)
+        try:
+            return strings.string_expr(spec, self.grammar, "string")
+        except UnsatisfiableSchemaError:
+            return NOTHING
+
+    # -- validation of concrete values (enum/const filtering) ----------------------------
+
+    def is_valid(self, value: Any, loc: Location) -> bool:
+        """Whether ``value`` is valid under the schema at ``loc`` (jsonschema, formats checked)."""
+        from .validate import make_validator
+
+        if self._validator is None:
+            self._validator = make_validator(self.root, self.resolver)
+        try:
+            return bool(self._validator.evolve(schema=loc.schema).is_valid(value))
+        except Exception as exc:  # a reference jsonschema cannot follow, a bad regex...
+            raise UnsupportedSchemaError(f"cannot check enum/const values against this schema: {exc}",
+                                         keyword="enum", pointer=loc.pointer) from exc
+

@@ -1,0 +1,119 @@
+"""``format`` as content languages (regular expressions over the decoded string).
+
+Formats with a regular grammar are enforced exactly, with these documented limits:
+
+- ``date``/``date-time``: days are checked per month, February 29 only in leap years;
+  a leap second (``:60``) is accepted only at 23:59 UTC written with ``Z``/``+00:00``/``-00:00``.
+- ``hostname``/``idn-hostname``: labels of 1..63 characters; the 253-character total is
+  not enforced (it would multiply the automaton by 253).
+- ``email``: RFC 5321 mailboxes: dot-atom or quoted local part, hostname or IP-literal domain.
+
+``regex`` (the value must be a regular expression: not a regular language) is an error.
+Unknown formats are annotations in draft 2020-12 and constrain nothing.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ...ir import Expr
+from ..regex import parse_regex
+
+__all__ = ["FORMATS", "NOT_REGULAR", "format_language"]
+
+_D2 = r"[0-9]{2}"
+_YEAR = r"[0-9]{4}"
+_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26]|00)00)"
+_DATE = (
+    rf"(?:{_YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    rf"|02-(?:0[1-9]|1[0-9]|2[0-8]))|{_LEAP_YEAR}-02-29)"
+)
+_OFFSET = r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+_FRAC = r"(?:\.[0-9]+)?"
+_TIME = (
+    rf"(?:(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]{_FRAC}{_OFFSET}"
+    rf"|23:59:60{_FRAC}(?:[Zz]|[+-]00:00))"
+)
+_DEC_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_IPV4 = rf"(?:{_DEC_OCTET}(?:\.{_DEC_OCTET}){{3}})"
+_H16 = r"[0-9A-Fa-f]{1,4}"
+_LS32 = rf"(?:{_H16}:{_H16}|{_IPV4})"
+_IPV6 = (
+    rf"(?:(?:{_H16}:){{6}}{_LS32}|::(?:{_H16}:){{5}}{_LS32}|(?:{_H16})?::(?:{_H16}:){{4}}{_LS32}"
+    rf"|(?:(?:{_H16}:){{0,1}}{_H16})?::(?:{_H16}:){{3}}{_LS32}"
+    rf"|(?:(?:{_H16}:){{0,2}}{_H16})?::(?:{_H16}:){{2}}{_LS32}"
+    rf"|(?:(?:{_H16}:){{0,3}}{_H16})?::{_H16}:{_LS32}"
+    rf"|(?:(?:{_H16}:){{0,4}}{_H16})?::{_LS32}"
+    rf"|(?:(?:{_H16}:){{0,5}}{_H16})?::{_H16}"
+    rf"|(?:(?:{_H16}:){{0,6}}{_H16})?::)"
+)
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOSTNAME = rf"(?:{_LABEL}(?:\.{_LABEL})*)"
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_EMAIL = (
+    rf'(?:{_ATEXT}+(?:\.{_ATEXT}+)*|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*")'
+    rf"@(?:{_HOSTNAME}|\[{_IPV4}\]|\[IPv6:{_IPV6}\])"
+)
+# RFC 3986 (ASCII) and RFC 3987 (IRI: adds non-ASCII "ucschar" where unreserved is allowed).
+_PCT = r"%[0-9A-Fa-f]{2}"
+_SUB = r"[!$&'()*+,;=]"
+
+
+def _uri(iri: bool, reference: bool) -> str:
+    unres = r"[A-Za-z0-9._~\-\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef]" if iri else r"[A-Za-z0-9._~-]"
+    pchar = rf"(?:{unres}|{_PCT}|{_SUB}|[:@])"
+    userinfo = rf"(?:{unres}|{_PCT}|{_SUB}|:)*"
+    reg_name = rf"(?:{unres}|{_PCT}|{_SUB})*"
+    ipfuture = rf"v[0-9A-Fa-f]+\.(?:[A-Za-z0-9._~-]|{_SUB}|:)+"
+    host = rf"(?:\[(?:{_IPV6}|{ipfuture})\]|{_IPV4}|{reg_name})"
+    authority = rf"(?:{userinfo}@)?{host}(?::[0-9]*)?"
+    segment = rf"{pchar}*"
+    abempty = rf"(?:/{segment})*"
+    absolute = rf"/(?:{pchar}+(?:/{segment})*)?"
+    rootless = rf"{pchar}+(?:/{segment})*"
+    query = rf"(?:\?(?:{pchar}|[/?]|[\ue000-\uf8ff])*)?" if iri else rf"(?:\?(?:{pchar}|[/?])*)?"
+    fragment = rf"(?:#(?:{pchar}|[/?])*)?"
+    scheme = r"[A-Za-z][A-Za-z0-9+.-]*"
+    uri = rf"{scheme}:(?://{authority}{abempty}|{absolute}|{rootless}|){query}{fragment}"
+    if not reference:
+        return uri
+    noscheme = rf"(?:{unres}|{_PCT}|{_SUB}|@)+(?:/{segment})*"
+    relative = rf"(?://{authority}{abempty}|{absolute}|{noscheme}|){query}{fragment}"
+    return rf"(?:{uri}|{relative})"
+
+
+_JSON_POINTER = r"(?:/(?:[^~/]|~[01])*)*"
+
+FORMATS: dict[str, str] = {
+    "date": _DATE,
+    "time": _TIME,
+    "date-time": rf"{_DATE}[Tt]{_TIME}",
+    "duration": (
+        r"P(?:(?:[0-9]+D|[0-9]+M(?:[0-9]+D)?|[0-9]+Y(?:[0-9]+M(?:[0-9]+D)?)?)"
+        r"(?:T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S))?"
+        r"|T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)|[0-9]+W)"
+    ),
+    "email": _EMAIL,
+    "idn-email": _EMAIL,
+    "hostname": _HOSTNAME,
+    "ipv4": _IPV4,
+    "ipv6": _IPV6,
+    "uuid": r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}",
+    "uri": _uri(iri=False, reference=False),
+    "uri-reference": _uri(iri=False, reference=True),
+    "iri": _uri(iri=True, reference=False),
+    "iri-reference": _uri(iri=True, reference=True),
+    "json-pointer": _JSON_POINTER,
+    "relative-json-pointer": rf"(?:0|[1-9][0-9]*)(?:#|{_JSON_POINTER})",
+}
+"""Format name -> regular expression (full match) of the decoded string."""
+
+NOT_REGULAR = frozenset({"regex"})
+"""Formats whose language is not regular: asserting them is an error."""
+
+
+@lru_cache(maxsize=None)
+def format_language(name: str) -> Expr | None:
+    """The content language of a format, or None for a format that constrains nothing."""
+    pattern = FORMATS.get(name)
+    return None if pattern is None else parse_regex(pattern)

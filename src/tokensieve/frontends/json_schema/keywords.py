@@ -1,0 +1,82 @@
+"""Which keywords exist, which constrain, and which cannot be enforced.
+
+Keywords that are neither here nor annotations are unknown to draft 2020-12 and, as the
+specification says, ignored (``x-...`` extensions, OpenAPI's ``nullable``, typos such as
+``additonalProperties``). Keywords listed in :data:`UNSUPPORTED` make the conversion fail
+(or are dropped with a warning when relaxed).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .converter import Converter
+    from .refs import Location
+
+__all__ = ["CONSTRAINTS", "TYPES", "UNSUPPORTED", "check_keywords", "is_trivial", "schema_types"]
+
+TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
+
+CONSTRAINTS = frozenset({
+    "$ref", "type", "enum", "const",
+    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+    "minLength", "maxLength", "pattern", "format",
+    "items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains", "minContains", "maxContains",
+    "uniqueItems",
+    "properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties",
+    "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
+    "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
+    "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
+})
+"""Keywords that can make an instance invalid."""
+
+UNSUPPORTED = {
+    "unevaluatedProperties": "unevaluatedProperties depends on which subschemas evaluated each property",
+    "unevaluatedItems": "unevaluatedItems depends on which subschemas evaluated each item",
+    "$dynamicRef": "dynamic references depend on the evaluation path",
+    "$recursiveRef": "recursive references depend on the evaluation path",
+}
+
+
+def is_trivial(schema: dict[str, Any]) -> bool:
+    """True when the schema constrains nothing (only annotations or unknown keywords)."""
+    for key in schema:
+        if key not in CONSTRAINTS:
+            continue
+        if key in ("then", "else") and "if" not in schema:
+            continue
+        if key in ("minContains", "maxContains") and "contains" not in schema:
+            continue
+        if key == "additionalItems" and not isinstance(schema.get("items"), list):
+            continue
+        return False
+    return True
+
+
+def schema_types(schema: dict[str, Any]) -> frozenset[str]:
+    """The JSON types a schema object's ``type`` keyword allows (all of them if absent)."""
+    t = schema.get("type")
+    if t is None:
+        return TYPES
+    names = [t] if isinstance(t, str) else list(t) if isinstance(t, list) else []
+    out = {n for n in names if n in TYPES}
+    if "number" in out:
+        out.add("integer")
+    return frozenset(out)
+
+
+def check_keywords(conv: Converter, loc: Location) -> None:
+    """Reject keywords that cannot be enforced and obviously malformed keyword values."""
+    schema = loc.schema
+    for key, reason in UNSUPPORTED.items():
+        if key in schema:
+            conv.unsupported(reason, key, loc.pointer)
+    t = schema.get("type")
+    if t is not None:
+        names = [t] if isinstance(t, str) else t if isinstance(t, list) else None
+        if names is None or any(n not in TYPES for n in names):
+            conv.unsupported(f"unknown type {t!r}", "type", loc.pointer)
+    req = schema.get("required")
+    if req is not None and not (isinstance(req, list) and all(isinstance(r, str) for r in req)):
+        conv.unsupported("required must be a list of strings", "required", loc.pointer)

@@ -1,0 +1,64 @@
+"""Serializations of concrete JSON values (``const``, ``enum``) and small finite domains.
+
+A value's language holds every spelling of it that the rest of the front-end accepts:
+numbers in any decimal spelling of the same value (``1``, ``1.0``, ``1.00``: JSON Schema
+compares numbers by value), strings with any escapes, whitespace between tokens, and
+object members in the configured property order.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+from ...ir import Expr, alt, literal, seq
+from .numbers import NumberSpec, number_expr
+from .objects import Member, object_expr
+from .refs import Location
+from .strings import json_literal_string
+
+if TYPE_CHECKING:
+    from .converter import Converter
+
+__all__ = ["finite_domain", "literal_value"]
+
+
+def literal_value(conv: Converter, value: Any) -> Expr:
+    """Every serialization of ``value``."""
+    if value is None:
+        return literal("null")
+    if value is True:
+        return literal("true")
+    if value is False:
+        return literal("false")
+    if isinstance(value, (int, float)):
+        d = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+        return number_expr(NumberSpec(lower=d, upper=d), conv.grammar, "const")
+    if isinstance(value, str):
+        return json_literal_string(value)
+    if isinstance(value, list):
+        if not value:
+            return seq(literal("["), conv.ws, literal("]"))
+        sep = seq(conv.ws, literal(","), conv.ws)
+        items: list[Expr] = [literal_value(conv, value[0])]
+        for v in value[1:]:
+            items += [sep, literal_value(conv, v)]
+        return seq(literal("["), conv.ws, *items, conv.ws, literal("]"))
+    if isinstance(value, dict):
+        members = [Member(seq(json_literal_string(k), conv.ws, literal(":"), conv.ws, literal_value(conv, v)),
+                          literal_value(conv, v), required=True) for k, v in value.items()]
+        return object_expr(conv, members, [], 0, None, "const_object")
+    raise TypeError(f"not a JSON value: {value!r}")
+
+
+def finite_domain(conv: Converter, conj: list[Location]) -> list[Any] | None:
+    """All valid values when the conjunction allows finitely many (enum/const/boolean/null)."""
+    from .composition import _enum_values, types_of
+
+    values = _enum_values(conj)
+    if values is None:
+        types = types_of(conj)
+        if not types <= {"boolean", "null"}:
+            return None
+        values = ([True, False] if "boolean" in types else []) + ([None] if "null" in types else [])
+    return [v for v in values if all(conv.is_valid(v, loc) for loc in conj)]

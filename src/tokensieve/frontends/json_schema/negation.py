@@ -1,0 +1,121 @@
+"""``not``: what a grammar can subtract.
+
+Scalar values (null, booleans, numbers, strings) form regular languages, so ``not S`` is
+exact for them: the language of S restricted to that type is subtracted on automata.
+Numbers lose their exponent spellings in a subtraction (bounded numbers have none, see
+:mod:`.numbers`). For arrays and objects only two outcomes are exact: S says nothing
+about the type (then no value of that type survives) or S excludes the type (nothing to
+subtract). Objects constrained only by ``properties``/``required`` are rewritten instead:
+``not {required: [a], properties: {p: S}}`` is "an object without a, or with p present and
+failing S" (the ``if``/``then`` discriminator pattern).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ...ir import NOTHING, Bytes, Expr, Repeat, alt
+from .automata import NotRegular, dfa_from_expr
+from .refs import Location, Resolver, child_pointer
+
+if TYPE_CHECKING:
+    from .converter import Converter
+
+__all__ = ["with_negations"]
+
+_TYPE_KEYWORDS = {
+    "string": {"minLength", "maxLength", "pattern", "format"},
+    "number": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
+    "array": {"items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems"},
+    "object": {"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+               "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies"},
+}
+_GENERAL = {"enum", "const", "anyOf", "oneOf", "not", "if"}
+_GROUPS = (("null",), ("boolean",), ("integer", "number"), ("string",), ("array",), ("object",))
+_NO_EXPONENT = Repeat(Bytes(((0x2D, 0x2E), (0x30, 0x39))), 0, None)
+
+
+def with_negations(conv: Converter, conj: list[Location], types: frozenset[str], nots: list[Location]) -> Expr:
+    """The instances satisfying ``conj`` (whose members ``nots`` carry a ``not``)."""
+    from .composition import conjunction_value, flatten, types_of
+
+    positive = [Location({k: v for k, v in loc.schema.items() if k != "not"}, loc.pointer, loc.base)
+                if "not" in loc.schema else loc for loc in conj]
+    generic: list[list[Location]] = []
+    for loc in nots:
+        neg = flatten(conv, Resolver.enter(loc.schema["not"], child_pointer(loc.pointer, "not"), loc.base))
+        if not neg:  # not true
+            return NOTHING
+        if any(n.schema is False for n in neg):  # not false: no constraint
+            continue
+        rewritten = _object_rewrite(neg)
+        if rewritten is not None:
+            positive.append(Location(rewritten, child_pointer(loc.pointer, "not"), loc.base))
+        else:
+            generic.append(neg)
+    if not generic:
+        return conjunction_value(conv, positive)
+    options: list[Expr] = []
+    for group in _GROUPS:
+        present = frozenset(group) & types
+        if not present:
+            continue
+        typed = [*positive, Location({"type": sorted(present)}, positive[0].pointer, positive[0].base)]
+        expr = conjunction_value(conv, typed)
+        for neg in generic:
+            if expr == NOTHING:
+                break
+            if not present & types_of(neg):
+                continue  # the negated schema rejects this type: nothing to subtract
+            if _says_nothing_about(neg, group):
+                expr = NOTHING
+                break
+            if group[0] in ("array", "object"):
+                conv.unsupported(f"not with {group[0]} keywords cannot be expressed by a grammar", "not",
+                                 neg[0].pointer)
+                continue
+            minus = conjunction_value(conv, [*neg, Location({"type": sorted(present)}, neg[0].pointer,
+                                                            neg[0].base)])
+            expr = _subtract(conv, expr, minus, group, neg[0].pointer)
+        options.append(expr)
+    return alt(*options) if options else NOTHING
+
+
+def _object_rewrite(neg: list[Location]) -> dict[str, Any] | None:
+    """``not`` of a schema made of ``type: object``, ``properties`` and ``required`` only, as an
+    ``anyOf``: a non-object (if the type was asserted), an object lacking a required name, or
+    an object whose property p is present with a value failing its schema. None otherwise."""
+    if len(neg) != 1:
+        return None
+    s = neg[0].schema
+    constraining = {k for k in s if k in set().union(*_TYPE_KEYWORDS.values()) | _GENERAL | {"type", "$ref"}}
+    if not constraining or not constraining <= {"type", "properties", "required"}:
+        return None
+    if s.get("type", "object") != "object" or not isinstance(s.get("required", []), list):
+        return None
+    props = s.get("properties", {})
+    if not isinstance(props, dict):
+        return None
+    branches: list[Any] = []
+    if "type" in s:
+        branches.append({"type": ["null", "boolean", "number", "string", "array"]})
+    branches += [{"type": "object", "properties": {name: False}} for name in s.get("required", [])]
+    branches += [{"type": "object", "required": [name], "properties": {name: {"not": sub}}}
+                 for name, sub in props.items()]
+    return {"anyOf": branches}
+
+
+def _says_nothing_about(neg: list[Location], group: tuple[str, ...]) -> bool:
+    keywords = _TYPE_KEYWORDS.get(group[-1], set()) | _GENERAL
+    return not any(k in loc.schema for loc in neg for k in keywords)
+
+
+def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], pointer: str) -> Expr:
+    try:
+        dfa = dfa_from_expr(pos).minus(dfa_from_expr(neg))
+        if group[-1] == "number":
+            dfa = dfa.intersect(dfa_from_expr(_NO_EXPONENT))
+    except (NotRegular, OverflowError):
+        conv.unsupported("the negated schema is too complex to subtract", "not", pointer)
+        return pos
+    return dfa.labeled().to_ir(conv.grammar, "not")

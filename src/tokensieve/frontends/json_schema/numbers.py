@@ -1,0 +1,283 @@
+"""Numbers and integers with bounds of any magnitude, and ``multipleOf``.
+
+Which spellings are accepted (documented in ``docs/json_schema.md``):
+
+- ``integer``: ``-?(0|[1-9][0-9]*)`` optionally followed by ``.0+`` (``1.0`` is the
+  integer 1 in JSON Schema); no exponent. ``-0`` is zero.
+- ``number`` without bounds or ``multipleOf``: the full JSON number syntax.
+- ``number`` with bounds or ``multipleOf``: ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?``, no exponent:
+  comparing an exponent form with a bound is not a regular language in general.
+
+Bounds are exact for every spelling accepted: the integer part is compared by digit-range
+automata (:mod:`.digits`, any number of digits) and the fraction digit by digit, so
+``minimum: 0.5`` accepts ``0.5``, ``0.50`` and ``0.6`` but not ``0.49999``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from decimal import Decimal
+
+from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
+from ...ir import EMPTY, NOTHING, Bytes, Expr, Grammar, Repeat, alt, literal, optional, seq
+from .automata import DFA, dfa_from_expr
+from .digits import fixed_width
+
+__all__ = ["NumberSpec", "any_number", "number_expr", "uint_range"]
+
+_DIGIT = Bytes(((0x30, 0x39),))
+_NONZERO = Bytes(((0x31, 0x39),))
+_DIGITS = Repeat(_DIGIT, 0, None)
+_MINUS = literal("-")
+_ZERO_FRACTION = seq(literal("."), Repeat(literal("0"), 1, None))
+_ANY_FRACTION = optional(seq(literal("."), Repeat(_DIGIT, 1, None)))
+_EXPONENT = seq(Bytes(((0x45, 0x45), (0x65, 0x65))), optional(Bytes(((0x2B, 0x2B), (0x2D, 0x2D)))),
+                Repeat(_DIGIT, 1, None))
+
+
+def any_number() -> Expr:
+    """Every JSON number."""
+    return seq(optional(_MINUS), uint_range(0, None), _ANY_FRACTION, optional(_EXPONENT))
+
+
+def _digit_seq(digits: tuple[tuple[int, int], ...]) -> Expr:
+    return seq(*(Bytes(((0x30 + a, 0x30 + b),)) for a, b in digits))
+
+
+def uint_range(lo: int, hi: int | None) -> Expr:
+    """Canonical decimal naturals (no leading zeros) from ``lo`` to ``hi`` (None: no bound)."""
+    if hi is not None and lo > hi:
+        return NOTHING
+    options: list[Expr] = []
+    if lo == 0:
+        options.append(literal("0"))
+        lo = 1
+    width = len(str(lo))
+    top = len(str(hi)) if hi is not None else width
+    for w in range(width, top + 1):
+        a = max(lo, 10 ** (w - 1))
+        b = 10**w - 1 if hi is None else min(hi, 10**w - 1)
+        options.extend(_digit_seq(d) for d in fixed_width(a, b, w))
+    if hi is None:  # every longer numeral
+        options.append(seq(_NONZERO, Repeat(_DIGIT, width, None)))
+    return alt(*options)
+
+
+def _int_range(lo: int | None, hi: int | None) -> Expr:
+    """Integers lo..hi (None: unbounded) as ``-?`` canonical numerals; ``-0`` is zero."""
+    options: list[Expr] = []
+    if hi is None or hi >= 0:
+        options.append(uint_range(max(lo, 0) if lo is not None else 0, hi))
+    if lo is None or lo <= 0 <= (hi if hi is not None else 0):
+        options.append(literal("-0"))
+    if lo is None or lo < 0:
+        options.append(seq(_MINUS, uint_range(max(-hi, 1) if hi is not None else 1, -lo if lo is not None else None)))
+    return alt(*options)
+
+
+# ----------------------------------------------------------------------------- fractions
+
+
+def _frac_digits(value: Decimal) -> tuple[int, str]:
+    """Integer part and fraction digits (no trailing zeros) of a non-negative decimal."""
+    whole = int(value)
+    frac = value - whole
+    text = format(frac, "f").rstrip("0")
+    digits = text.split(".")[1] if "." in text else ""
+    return whole, digits
+
+
+def _frac_ge(f: str, strict: bool) -> Expr:
+    """Optional fraction parts ``.D`` (or none) whose value is >= 0.f (> if strict)."""
+    if not f:
+        return seq(literal("."), _DIGITS, _NONZERO, _DIGITS) if strict else _ANY_FRACTION
+    options = [seq(literal(f[:k]), Bytes(((0x31 + int(f[k]), 0x39),)), _DIGITS) for k in range(len(f)) if f[k] != "9"]
+    options.append(seq(literal(f), _DIGITS, _NONZERO, _DIGITS) if strict else seq(literal(f), _DIGITS))
+    return seq(literal("."), alt(*options))
+
+
+def _frac_le(f: str, strict: bool) -> Expr:
+    """Optional fraction parts whose value is <= 0.f (< if strict)."""
+    zeros = optional(_ZERO_FRACTION)
+    if not f:
+        return NOTHING if strict else zeros
+    options = [seq(literal(f[:k]), Bytes(((0x30, 0x2F + int(f[k])),)), _DIGITS) for k in range(len(f)) if f[k] != "0"]
+    options += [seq(literal(f[:k]), Repeat(literal("0"), 0, None)) for k in range(1, len(f))]
+    if not strict:
+        options.append(seq(literal(f), Repeat(literal("0"), 0, None)))
+    return alt(EMPTY, seq(literal("."), alt(*options)))
+
+
+def _magnitude(lo: Decimal, lo_strict: bool, hi: Decimal | None, hi_strict: bool) -> Expr:
+    """Unsigned decimals ``I(.F)?`` with lo <(=) value <(=) hi, 0 <= lo."""
+    ia, fa = _frac_digits(lo)
+    if hi is None:
+        return alt(seq(uint_range(ia, ia), _frac_ge(fa, lo_strict)), seq(uint_range(ia + 1, None), _ANY_FRACTION))
+    if hi < lo or (hi == lo and (lo_strict or hi_strict)):
+        return NOTHING
+    ib, fb = _frac_digits(hi)
+    if ia == ib:
+        both = dfa_from_expr(_frac_ge(fa, lo_strict)).intersect(dfa_from_expr(_frac_le(fb, hi_strict)))
+        frac = both.labeled().to_expr()
+        return seq(uint_range(ia, ia), frac if frac is not None else NOTHING)
+    return alt(
+        seq(uint_range(ia, ia), _frac_ge(fa, lo_strict)),
+        seq(uint_range(ia + 1, ib - 1), _ANY_FRACTION),
+        seq(uint_range(ib, ib), _frac_le(fb, hi_strict)),
+    )
+
+
+def _decimal_range(lo: Decimal | None, lo_strict: bool, hi: Decimal | None, hi_strict: bool) -> Expr:
+    """Decimal numerals (no exponent) whose value lies in the range."""
+    zero_ok = (lo is None or lo < 0 or (lo == 0 and not lo_strict)) and (
+        hi is None or hi > 0 or (hi == 0 and not hi_strict)
+    )
+    options: list[Expr] = []
+    if hi is None or hi >= 0:  # non-negative values, written without a sign
+        if lo is None or lo < 0:
+            options.append(_magnitude(Decimal(0), False, hi, hi_strict))
+        else:
+            options.append(_magnitude(lo, lo_strict, hi, hi_strict))
+    if zero_ok:  # negative zero
+        options.append(seq(literal("-0"), optional(_ZERO_FRACTION)))
+    if lo is None or lo < 0:  # negative values: -m with m > 0
+        if hi is None or hi >= 0:
+            m_lo, m_lo_strict = Decimal(0), True
+        else:
+            m_lo, m_lo_strict = -hi, hi_strict
+        m_hi = -lo if lo is not None else None
+        options.append(seq(_MINUS, _magnitude(m_lo, m_lo_strict, m_hi, lo_strict)))
+    return alt(*options)
+
+
+# ----------------------------------------------------------------------------- multipleOf
+
+
+def _multiple_dfa(step: Decimal, fraction_digits_allowed: bool) -> DFA:
+    """Numerals ``-?I(.F)?`` whose value is a multiple of ``step`` (as a DFA, by residues)."""
+    sign, digits, exp = step.as_tuple()
+    scale = max(-int(exp), 0)  # step = p / 10^scale
+    p = int(step.scaleb(scale))
+    # States: ("s") start, ("m") after '-', ("i", r) integer part read with residue r of
+    # value*10^scale... we track r = (numeral so far) mod p, scaled lazily: reading a
+    # fraction digit j (1-based) multiplies by 10 and adds it, and the missing
+    # scale - j digits multiply by 10 at the end.
+    from .automata import _NFA  # local: the one place that builds an NFA by hand
+
+    nfa = _NFA()
+    start, final = nfa.state(), nfa.state()
+    after_minus = nfa.state()
+    nfa.eps[start].append(after_minus)
+    nfa.edges[start].append((0x2D, 0x2D, after_minus))
+    int_states = [nfa.state() for _ in range(p)]
+    zero = nfa.state()  # the numeral "0"
+    nfa.edges[after_minus].append((0x30, 0x30, zero))
+    for d in range(1, 10):
+        nfa.edges[after_minus].append((0x30 + d, 0x30 + d, int_states[d % p]))
+    for r in range(p):
+        for d in range(10):
+            nfa.edges[int_states[r]].append((0x30 + d, 0x30 + d, int_states[(r * 10 + d) % p]))
+    # After the integer part: a residue r. Fraction digits j = 1..scale, then only zeros.
+    frac: dict[tuple[int, int], int] = {}
+
+    def frac_state(r: int, j: int) -> int:
+        if (r, j) not in frac:
+            frac[(r, j)] = nfa.state()
+        return frac[(r, j)]
+
+    def finish(state: int, r: int, j: int) -> None:
+        if (r * 10 ** (scale - j)) % p == 0:
+            nfa.eps[state].append(final)
+
+    ends = [(int_states[r], r) for r in range(p)] + [(zero, 0)]
+    for state, r in ends:
+        finish(state, r, 0)
+        if fraction_digits_allowed or scale == 0:
+            dot = nfa.state()
+            nfa.edges[state].append((0x2E, 0x2E, dot))
+            if scale == 0:  # only zeros after the point
+                tail = frac_state(r, -1)
+                nfa.edges[dot].append((0x30, 0x30, tail))
+                nfa.edges[tail].append((0x30, 0x30, tail))
+                finish(tail, r, 0)
+            else:
+                for d in range(10):
+                    nfa.edges[dot].append((0x30 + d, 0x30 + d, frac_state((r * 10 + d) % p, 1)))
+    todo = [k for k in frac if k[1] >= 1]
+    done = set()
+    while todo:
+        r, j = todo.pop()
+        if (r, j) in done:
+            continue
+        done.add((r, j))
+        state = frac[(r, j)]
+        finish(state, r, j)
+        if j < scale:
+            for d in range(10):
+                nxt = ((r * 10 + d) % p, j + 1)
+                nfa.edges[state].append((0x30 + d, 0x30 + d, frac_state(*nxt)))
+                todo.append(nxt)
+        else:
+            tail = frac_state(r, -2 - j)
+            nfa.edges[state].append((0x30, 0x30, tail))
+            nfa.edges[tail].append((0x30, 0x30, tail))
+            finish(tail, r, j)
+    return DFA.from_nfa(nfa, start, final)
+
+
+# ----------------------------------------------------------------------------- entry point
+
+
+@dataclass
+class NumberSpec:
+    """Numeric constraints of one schema; bounds are exact decimals (None: unbounded)."""
+
+    pointer: str = ""
+    integer: bool = False
+    lower: Decimal | None = None
+    lower_strict: bool = False
+    upper: Decimal | None = None
+    upper_strict: bool = False
+    multiple_of: Decimal | None = None
+
+
+_MAX_MODULUS = 2000
+
+
+def number_expr(spec: NumberSpec, grammar: Grammar, hint: str = "number") -> Expr:
+    """The numerals satisfying ``spec`` (see the module docstring for accepted spellings)."""
+    lo, hi = spec.lower, spec.upper
+    if lo is not None and hi is not None and (lo > hi or (lo == hi and (spec.lower_strict or spec.upper_strict))):
+        raise UnsatisfiableSchemaError(f"no number lies between {lo} and {hi}", keyword="minimum",
+                                       pointer=spec.pointer)
+    step = spec.multiple_of
+    # A number with an integral multipleOf is an integer too.
+    integer = spec.integer or (step is not None and step == step.to_integral_value())
+    if integer:
+        ilo = None if lo is None else (math.floor(lo) + 1 if spec.lower_strict else math.ceil(lo))
+        ihi = None if hi is None else (math.ceil(hi) - 1 if spec.upper_strict else math.floor(hi))
+        if ilo is not None and ihi is not None and ilo > ihi:
+            raise UnsatisfiableSchemaError(f"no integer lies between {lo} and {hi}", keyword="minimum",
+                                           pointer=spec.pointer)
+        body = _int_range(ilo, ihi)
+    elif lo is None and hi is None and step is None:
+        return any_number()
+    else:
+        body = _decimal_range(lo, spec.lower_strict, hi, spec.upper_strict)
+    if step is not None:
+        if step <= 0:
+            raise UnsupportedSchemaError("multipleOf must be greater than 0", keyword="multipleOf",
+                                         pointer=spec.pointer)
+        modulus = int(step.scaleb(max(-int(step.as_tuple().exponent), 0)))
+        if modulus > _MAX_MODULUS:
+            raise UnsupportedSchemaError(
+                f"multipleOf {step} needs {modulus} automaton states (at most {_MAX_MODULUS})",
+                keyword="multipleOf", pointer=spec.pointer)
+        dfa = dfa_from_expr(body).intersect(_multiple_dfa(step, not integer))
+        if dfa.is_empty():
+            raise UnsatisfiableSchemaError(f"no value in range is a multiple of {step}", keyword="multipleOf",
+                                           pointer=spec.pointer)
+        body = dfa.labeled().to_ir(grammar, hint + "_mult")
+        return seq(body, optional(_ZERO_FRACTION)) if integer else body
+    return seq(body, optional(_ZERO_FRACTION)) if integer else body

@@ -1,0 +1,367 @@
+"""Objects: ``properties``, ``required``, ``additionalProperties``, ``patternProperties``,
+``propertyNames``, ``minProperties``/``maxProperties``, in either property order.
+
+**Keys.** A member's key is any JSON spelling of its name (``"a"`` or ``"\\u0061"``): JSON
+Schema sees decoded keys. Keys of additional properties are every string *except* the
+declared names (a complement computed on automata, so no spelling of a declared name can
+sneak in as an "additional" key), further split by which ``patternProperties`` match.
+
+**Order** (``property_order``):
+
+- ``"declared"``: declared properties appear in declaration order, optional ones may be
+  skipped, and additional properties (when allowed) come after all declared ones. This
+  is a deliberate restriction of JSON's unordered objects: generation writes fields in
+  the order the schema author chose.
+- ``"any"``: members in any order, each declared property at most once, the required
+  ones present before ``}``. The grammar tracks the set of declared properties already
+  written: one rule per reachable set (2^n for n properties), so n is bounded by
+  :data:`MAX_ANY_ORDER_PROPERTIES`; beyond it the conversion fails with
+  ``keyword="properties"``. Additional keys are not tracked, so a grammar cannot forbid a
+  *repeated additional* key (JSON objects with duplicate keys are not instances anyway).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
+from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
+from ..json_value import json_string
+from . import composition
+from .refs import Location, Resolver, child_pointer
+from .strings import StringSpec, json_literal_string, string_expr
+
+if TYPE_CHECKING:
+    from .converter import Converter
+
+__all__ = ["MAX_ANY_ORDER_PROPERTIES", "Member", "any_object", "object_expr", "object_value"]
+
+MAX_ANY_ORDER_PROPERTIES = 10
+"""Most declared properties an ``"any"``-order object may have (2^n grammar states)."""
+
+_MAX_PATTERN_REGIONS = 4  # patternProperties regions = subsets of patterns: 2^k
+
+
+@dataclass
+class Member:
+    """One kind of object member: a key language and the value it carries."""
+
+    key: Expr
+    value: Expr
+    required: bool = False
+
+
+@dataclass
+class _Shape:
+    """Every object keyword of a conjunction, gathered."""
+
+    names: dict[str, list[Location]] = field(default_factory=dict)
+    required: list[str] = field(default_factory=list)
+    min_props: int = 0
+    max_props: int | None = None
+
+
+def any_object(conv: Converter) -> Expr:
+    """Any JSON object (keys any strings, values any JSON)."""
+    member = seq(json_string(), conv.ws, literal(":"), conv.ws, conv.any_value())
+    return object_expr(conv, [], [member], 0, None, "any_object", order="declared")
+
+
+def object_value(conv: Converter, conj: list[Location]) -> Expr:
+    """The objects that satisfy every schema of ``conj``."""
+    shape = _Shape()
+    for loc in conj:
+        s = loc.schema
+        for name, sub in (s.get("properties") or {}).items():
+            shape.names.setdefault(name, [])
+        req = s.get("required")
+        if isinstance(req, list):
+            for name in req:
+                if name not in shape.required:
+                    shape.required.append(name)
+                shape.names.setdefault(name, [])
+        if isinstance(s.get("minProperties"), int):
+            shape.min_props = max(shape.min_props, s["minProperties"])
+        if isinstance(s.get("maxProperties"), int):
+            shape.max_props = s["maxProperties"] if shape.max_props is None else min(shape.max_props, s["maxProperties"])
+    if conv.strict:
+        shape.required = list(shape.names)
+    if shape.max_props is not None and (shape.min_props > shape.max_props or len(shape.required) > shape.max_props):
+        return NOTHING
+    name_filters = _property_name_filters(conv, conj)
+    members: list[Member] = []
+    for name in shape.names:
+        required = name in shape.required
+        value = _declared_value(conv, conj, name) if _name_allowed(conv, name_filters, name) else NOTHING
+        if value == NOTHING:
+            if required:
+                return NOTHING
+            continue
+        members.append(Member(seq(json_literal_string(name), conv.ws, literal(":"), conv.ws, value), value,
+                              required))
+    extras = _extra_members(conv, conj, list(shape.names), name_filters)
+    pointer = conj[0].pointer if conj else ""
+    return object_expr(conv, members, extras, shape.min_props, shape.max_props, "object", pointer=pointer)
+
+
+def _subschema(loc: Location, key: str, *path: str) -> Location:
+    node: Any = loc.schema[key]
+    for p in path:
+        node = node[p]
+    return Resolver.enter(node, child_pointer(loc.pointer, key, *path), loc.base)
+
+
+def _patterns(loc: Location) -> list[tuple[str, Location]]:
+    pp = loc.schema.get("patternProperties")
+    return [(p, _subschema(loc, "patternProperties", p)) for p in pp] if isinstance(pp, dict) else []
+
+
+def _additional(conv: Converter, loc: Location) -> Location | None:
+    """The additionalProperties schema of one schema object (None: unconstrained)."""
+    if "additionalProperties" in loc.schema:
+        return _subschema(loc, "additionalProperties")
+    if conv.strict:
+        return Location(False, child_pointer(loc.pointer, "additionalProperties"), loc.base)
+    return None
+
+
+def _py_search(conv: Converter, pattern: str, name: str, pointer: str) -> bool:
+    try:
+        return re.search(pattern, name) is not None
+    except re.error as exc:
+        raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}",
+                                     keyword="patternProperties", pointer=pointer) from exc
+
+
+def _declared_value(conv: Converter, conj: list[Location], name: str) -> Expr:
+    """The value of a declared property: every schema that applies to that key, together."""
+    parts: list[Location] = []
+    for loc in conj:
+        props = loc.schema.get("properties") or {}
+        matched = False
+        if name in props:
+            parts.append(_subschema(loc, "properties", name))
+            matched = True
+        for pattern, sub in _patterns(loc):
+            if _py_search(conv, pattern, name, loc.pointer):
+                parts.append(sub)
+                matched = True
+        if not matched:
+            extra = _additional(conv, loc)
+            if extra is not None:
+                parts.append(extra)
+    return _value_of(conv, parts)
+
+
+def _value_of(conv: Converter, parts: list[Location]) -> Expr:
+    if not parts:
+        return conv.any_value()
+    if len(parts) == 1:
+        try:
+            return conv.value(parts[0])
+        except UnsatisfiableSchemaError:
+            return NOTHING
+    conj = [loc for part in parts for loc in composition.flatten(conv, part)]
+    try:
+        return composition.conjunction_value(conv, conj) if conj else conv.any_value()
+    except UnsatisfiableSchemaError:
+        return NOTHING
+
+
+def _property_name_filters(conv: Converter, conj: list[Location]) -> list[Location]:
+    return [_subschema(loc, "propertyNames") for loc in conj if "propertyNames" in loc.schema]
+
+
+def _name_allowed(conv: Converter, filters: list[Location], name: str) -> bool:
+    return all(conv.is_valid(name, f) for f in filters)
+
+
+def _key_spec(conv: Converter, filters: list[Location], pointer: str) -> StringSpec | None:
+    """The string constraints all keys obey (``propertyNames``); None if no key is allowed."""
+    spec = StringSpec(pointer=pointer)
+    for f in filters:
+        for loc in composition.flatten(conv, f):
+            if loc.schema is False:
+                return None
+            s = loc.schema
+            if "string" not in composition.types_of([loc]):
+                return None
+            for key in ("anyOf", "oneOf", "not", "if", "$ref", "allOf"):
+                if key in s and key not in ("$ref", "allOf"):
+                    conv.unsupported("propertyNames with composition keywords", "propertyNames", loc.pointer)
+            composition.tighten_string(conv, spec, loc)
+            values = s.get("enum", [s["const"]] if "const" in s else None)
+            if isinstance(values, list):
+                strs = [v for v in values if isinstance(v, str)]
+                spec.languages.append(("propertyNames", alt(*(literal(v) for v in strs))))
+    return spec
+
+
+def _extra_members(conv: Converter, conj: list[Location], names: list[str], filters: list[Location]) -> list[Expr]:
+    """Members whose keys are not declared, one per region of matching patterns."""
+    pointer = conj[0].pointer if conj else ""
+    base = _key_spec(conv, filters, pointer)
+    if base is None:
+        return []
+    patterns = [(p, sub, i) for i, loc in enumerate(conj) for p, sub in _patterns(loc)]
+    if len(patterns) > _MAX_PATTERN_REGIONS:
+        conv.unsupported(f"more than {_MAX_PATTERN_REGIONS} patternProperties patterns in one object",
+                         "patternProperties", pointer)
+        patterns = patterns[:_MAX_PATTERN_REGIONS]
+    from ..regex import parse_regex  # the regex front-end gives content languages
+
+    langs: list[Expr] = []
+    for p, sub, _ in patterns:
+        try:
+            langs.append(parse_regex(p, search=True))
+        except Exception as exc:  # GrammarSyntaxError and friends
+            raise UnsupportedSchemaError(f"pattern {p!r}: {exc}", keyword="patternProperties",
+                                         pointer=sub.pointer) from exc
+    out: list[Expr] = []
+    for subset in range(1 << len(patterns)):
+        inside = [k for k in range(len(patterns)) if subset >> k & 1]
+        parts: list[Location] = [patterns[k][1] for k in inside]
+        owners = {patterns[k][2] for k in inside}
+        for i, loc in enumerate(conj):
+            if i not in owners:
+                extra = _additional(conv, loc)
+                if extra is not None:
+                    parts.append(extra)
+        value = _value_of(conv, parts)
+        if value == NOTHING:
+            continue
+        spec = StringSpec(pointer=pointer, min_length=base.min_length, max_length=base.max_length,
+                          languages=list(base.languages), excluded=list(base.excluded))
+        spec.languages += [("patternProperties", langs[k]) for k in inside]
+        spec.excluded += [("patternProperties", langs[k]) for k in range(len(patterns)) if k not in inside]
+        if names:
+            spec.excluded.append(("properties", alt(*(literal(n) for n in names))))
+        try:
+            key = string_expr(spec, conv.grammar, "key")
+        except UnsatisfiableSchemaError:
+            continue
+        if key == NOTHING:
+            continue
+        out.append(seq(key, conv.ws, literal(":"), conv.ws, value))
+    return out
+
+
+# ----------------------------------------------------------------------------- member sequences
+
+
+def object_expr(conv: Converter, members: list[Member], extras: list[Expr], min_props: int,
+                max_props: int | None, hint: str, *, order: str | None = None, pointer: str = "") -> Expr:
+    """``{`` members ``}`` with whitespace between tokens; see the module docstring for order."""
+    order = order or conv.property_order
+    if max_props is not None and (min_props > max_props or sum(m.required for m in members) > max_props):
+        return NOTHING
+    if order == "any" and len(members) > 1:
+        return _any_order(conv, members, extras, min_props, max_props, hint, pointer)
+    return _declared_order(conv, members, extras, min_props, max_props)
+
+
+def _declared_order(conv: Converter, members: list[Member], extras: list[Expr], min_props: int,
+                    max_props: int | None) -> Expr:
+    sep = seq(conv.ws, literal(","), conv.ws)
+    extra = alt(*extras) if extras else None
+    cap = max_props if max_props is not None else min_props  # counts above this do not matter
+    n = len(members)
+    memo: dict[tuple[str, int, int], Expr] = {}
+
+    def bounds(c: int) -> tuple[int, int | None]:
+        """How many additional members may follow when c members were written."""
+        return max(0, min_props - c), None if max_props is None else max_props - c
+
+    def step(c: int) -> int:
+        return c + 1 if max_props is not None else min(c + 1, cap)
+
+    def later(i: int, c: int) -> Expr:
+        """Members from declared index i on, after at least one member was written."""
+        key = ("later", i, c)
+        if key not in memo:
+            if i == n:
+                lo, hi = bounds(c)
+                if hi is not None and hi < lo:
+                    memo[key] = NOTHING
+                elif extra is None:
+                    memo[key] = EMPTY if lo == 0 else NOTHING
+                else:
+                    memo[key] = Repeat(seq(sep, extra), lo, hi)
+            else:
+                m = members[i]
+                full = max_props is not None and c >= max_props
+                emit = NOTHING if full else seq(sep, m.key, later(i + 1, step(c)))
+                memo[key] = emit if m.required else alt(emit, later(i + 1, c))
+        return memo[key]
+
+    def fresh(i: int) -> Expr:
+        """Non-empty member lists from declared index i on, nothing written yet."""
+        key = ("fresh", i, 0)
+        if key not in memo:
+            if i == n:
+                lo, hi = bounds(1)
+                if extra is None or (hi is not None and hi < lo):
+                    memo[key] = NOTHING
+                else:
+                    memo[key] = seq(extra, Repeat(seq(sep, extra), lo, hi))
+            else:
+                m = members[i]
+                emit = NOTHING if max_props == 0 else seq(m.key, later(i + 1, step(0)))
+                memo[key] = emit if m.required else alt(emit, fresh(i + 1))
+        return memo[key]
+
+    options = []
+    if min_props == 0 and not any(m.required for m in members):
+        options.append(seq(literal("{"), conv.ws, literal("}")))
+    body = fresh(0)
+    if body != NOTHING:
+        options.append(seq(literal("{"), conv.ws, body, conv.ws, literal("}")))
+    return alt(*options) if options else NOTHING
+
+
+def _any_order(conv: Converter, members: list[Member], extras: list[Expr], min_props: int,
+               max_props: int | None, hint: str, pointer: str) -> Expr:
+    n = len(members)
+    if n > MAX_ANY_ORDER_PROPERTIES:
+        raise UnsupportedSchemaError(
+            f'property_order="any" with {n} properties needs 2^{n} grammar states (at most '
+            f'{MAX_ANY_ORDER_PROPERTIES} properties); use property_order="declared"',
+            keyword="properties", pointer=pointer)
+    sep = seq(conv.ws, literal(","), conv.ws)
+    extra = alt(*extras) if extras else None
+    required = sum(1 << i for i, m in enumerate(members) if m.required)
+    cap = max_props if max_props is not None else min_props
+    names: dict[tuple[int, int], Ref] = {}
+
+    def done(mask: int, e: int) -> bool:
+        count = bin(mask).count("1") + e
+        return mask & required == required and count >= min_props and (max_props is None or count <= max_props)
+
+    def state(mask: int, e: int) -> Ref:
+        """Members written: the declared ones in ``mask`` and ``e`` additional ones (capped)."""
+        key = (mask, e)
+        if key not in names:
+            name = conv.grammar.fresh_name(f"{hint}_any")
+            conv.grammar.rules[name] = NOTHING
+            names[key] = Ref(name)
+            conv.grammar.rules[name] = alt(*_steps(mask, e, sep), *([seq(conv.ws, literal("}"))] if done(mask, e)
+                                                                    else []))
+        return names[key]
+
+    def _steps(mask: int, e: int, lead: Expr) -> list[Expr]:
+        count = bin(mask).count("1") + e
+        if max_props is not None and count >= max_props:
+            return []
+        out = [seq(lead, m.key, state(mask | 1 << i, e)) for i, m in enumerate(members) if not mask >> i & 1]
+        if extra is not None:
+            ne = e + 1 if max_props is not None else min(e + 1, cap)
+            out.append(seq(lead, extra, state(mask, ne)))
+        return out
+
+    options = _steps(0, 0, EMPTY)
+    start = seq(literal("{"), conv.ws, alt(*options)) if options else NOTHING
+    if done(0, 0):
+        start = alt(start, seq(literal("{"), conv.ws, literal("}")))
+    return start

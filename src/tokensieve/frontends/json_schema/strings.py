@@ -1,0 +1,332 @@
+"""JSON strings whose *unescaped* content is constrained (``minLength``, ``pattern``, ``format``...).
+
+JSON Schema constrains the decoded value of a string, while the grammar sees its
+serialization. The two differ by escapes: ``"\\u0041"``, ``"\\x41"``-free ``"A"`` and
+``"\\/"``/``"/"`` are the same value. The construction here is exact for that:
+
+1. every constraint is a *content language*: a regular expression over the UTF-8
+   bytes of the decoded value (patterns, formats, enum values, excluded values);
+2. constraints are combined on byte DFAs (:mod:`.automata`: intersection, difference);
+3. the DFA is read character by character (:func:`char_graph`): its edges become
+   sets of code points, and lengths are counted in code points, not bytes;
+4. each edge's code-point set becomes :func:`escaped_chars`: every JSON spelling of
+   those characters (raw UTF-8 where JSON allows it, the short escapes, ``\\uXXXX``
+   with hex digits in either case, surrogate pairs above U+FFFF).
+
+Control characters (U+0000..U+001F), ``"`` and ``\\`` therefore only ever appear escaped,
+whatever the pattern says. Lone surrogate escapes (``"\\ud800"``) are never accepted: such
+a value is not a Unicode string and cannot be UTF-8 encoded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
+from ...ir import EMPTY, Bytes, Expr, Grammar, Repeat, alt, codepoints, literal, seq
+from .automata import DFA, LabeledGraph, dfa_from_expr, utf8_strings
+from .digits import fixed_width
+
+__all__ = [
+    "ANY_CHAR",
+    "CharGraph",
+    "StringSpec",
+    "char_graph",
+    "escaped_chars",
+    "json_literal_string",
+    "string_expr",
+]
+
+CpRanges = tuple[tuple[int, int], ...]
+
+_SHORT_ESCAPES = {0x22: '"', 0x5C: "\\", 0x2F: "/", 0x08: "b", 0x0C: "f", 0x0A: "n", 0x0D: "r", 0x09: "t"}
+_MUST_ESCAPE: CpRanges = ((0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C))
+_QUOTE = literal('"')
+
+
+def _subtract(ranges: CpRanges, remove: CpRanges) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in ranges:
+        cur = lo
+        for rlo, rhi in remove:
+            if rhi < cur or rlo > hi:
+                continue
+            if rlo > cur:
+                out.append((cur, rlo - 1))
+            cur = max(cur, rhi + 1)
+        if cur <= hi:
+            out.append((cur, hi))
+    return out
+
+
+def _clip(ranges: CpRanges, lo: int, hi: int) -> list[tuple[int, int]]:
+    return [(max(a, lo), min(b, hi)) for a, b in ranges if max(a, lo) <= min(b, hi)]
+
+
+def _hex_digit(lo: int, hi: int) -> Bytes:
+    parts: list[tuple[int, int]] = []
+    if lo <= 9:
+        parts.append((0x30 + lo, 0x30 + min(hi, 9)))
+    if hi >= 10:
+        a, b = max(lo, 10) - 10, hi - 10
+        parts += [(0x61 + a, 0x61 + b), (0x41 + a, 0x41 + b)]
+    return Bytes.of(parts)
+
+
+def _u_escape(lo: int, hi: int) -> Expr:
+    """``\\uXXXX`` for the 16-bit values lo..hi, hex digits in either case."""
+    options = [seq(*(_hex_digit(a, b) for a, b in digits)) for digits in fixed_width(lo, hi, 4, 16)]
+    return seq(literal("\\u"), alt(*options))
+
+
+@lru_cache(maxsize=4096)
+def escaped_chars(ranges: CpRanges) -> Expr:
+    """Every JSON spelling of one character whose code point lies in ``ranges``."""
+    options: list[Expr] = []
+    raw = _subtract(ranges, _MUST_ESCAPE)
+    if raw:
+        options.append(codepoints(raw))
+    for cp, letter in _SHORT_ESCAPES.items():
+        if any(lo <= cp <= hi for lo, hi in ranges):
+            options.append(literal("\\" + letter))
+    for lo, hi in _clip(ranges, 0, 0xFFFF):
+        for a, b in ((lo, min(hi, 0xD7FF)), (max(lo, 0xE000), hi)):  # no lone surrogates
+            if a <= b:
+                options.append(_u_escape(a, b))
+    for lo, hi in _clip(ranges, 0x10000, 0x10FFFF):
+        vlo, vhi = lo - 0x10000, hi - 0x10000
+        hlo, hhi = vlo >> 10, vhi >> 10
+        pieces = [(hlo, vlo & 0x3FF, 0x3FF if hhi > hlo else vhi & 0x3FF)]
+        if hhi > hlo + 1:
+            pieces.append((-1, 0, 0x3FF))  # the full middle block, below
+        if hhi > hlo:
+            pieces.append((hhi, 0, vhi & 0x3FF))
+        for high, llo, lhi in pieces:
+            high_escape = _u_escape(0xD800 + hlo + 1, 0xD800 + hhi - 1) if high < 0 else _u_escape(
+                0xD800 + high, 0xD800 + high
+            )
+            options.append(seq(high_escape, _u_escape(0xDC00 + llo, 0xDC00 + lhi)))
+    return alt(*options)
+
+
+ANY_CHAR: Expr = escaped_chars(((0, 0x10FFFF),))
+"""One character of a JSON string, in any spelling."""
+
+
+def json_literal_string(value: str) -> Expr:
+    """Every JSON spelling of the string ``value`` (quotes included)."""
+    return seq(_QUOTE, *(escaped_chars(((ord(c), ord(c)),)) for c in value), _QUOTE)
+
+
+# ----------------------------------------------------------------------------- character graphs
+
+
+@dataclass
+class CharGraph:
+    """A deterministic automaton over code points: ``edges[s][t]`` = code points from s to t."""
+
+    edges: list[dict[int, CpRanges]]
+    accept: list[bool]
+
+    def single_loop(self) -> CpRanges | None:
+        """The set C when the language is exactly C* (one accepting state looping on C)."""
+        if len(self.accept) == 1 and self.accept[0] and set(self.edges[0]) <= {0}:
+            return self.edges[0].get(0, ())
+        return None
+
+    def with_length(self, lo: int, hi: int | None, max_states: int = 20000) -> CharGraph:
+        """Product with a character counter: only words of length lo..hi (``hi=None``: no bound)."""
+        cap = hi if hi is not None else lo  # past ``lo`` the count no longer matters if unbounded
+        index: dict[tuple[int, int], int] = {(0, 0): 0}
+        order = [(0, 0)]
+        edges: list[dict[int, CpRanges]] = []
+        i = 0
+        while i < len(order):
+            s, k = order[i]
+            i += 1
+            row: dict[int, CpRanges] = {}
+            if hi is None or k < hi:
+                nk = min(k + 1, cap) if hi is None else k + 1
+                for t, cps in self.edges[s].items():
+                    key = (t, nk)
+                    if key not in index:
+                        if len(order) >= max_states:
+                            raise OverflowError("length product too large")
+                        index[key] = len(order)
+                        order.append(key)
+                    row[index[key]] = cps
+            edges.append(row)
+        accept = [self.accept[s] and k >= lo for s, k in order]
+        return CharGraph(edges, accept)
+
+    def labeled(self) -> LabeledGraph:
+        """Edges labelled with every JSON spelling of their characters; dead states dropped."""
+        live = {s for s, a in enumerate(self.accept) if a}
+        changed = True
+        while changed:
+            changed = False
+            for s, row in enumerate(self.edges):
+                if s not in live and any(t in live for t in row):
+                    live.add(s)
+                    changed = True
+        edges = [{t: escaped_chars(c) for t, c in row.items() if t in live} for row in self.edges]
+        return LabeledGraph(edges, self.accept)
+
+
+def char_graph(dfa: DFA) -> CharGraph:
+    """Read a byte DFA over valid UTF-8 one character at a time."""
+    index = {0: 0}
+    order = [0]
+    edges: list[dict[int, CpRanges]] = []
+    i = 0
+    while i < len(order):
+        s = order[i]
+        i += 1
+        groups: dict[int, list[tuple[int, int]]] = {}
+        for lo, hi, t in _decode(dfa, s):
+            groups.setdefault(t, []).append((lo, hi))
+        row: dict[int, CpRanges] = {}
+        for t, cps in groups.items():
+            if t not in index:
+                index[t] = len(order)
+                order.append(t)
+            row[index[t]] = _merge(cps)
+        edges.append(row)
+    return CharGraph(edges, [dfa.accept[s] for s in order])
+
+
+_LEADS = ((0x00, 0x7F, 0), (0xC2, 0xDF, 1), (0xE0, 0xEF, 2), (0xF0, 0xF4, 3))
+
+
+def _decode(dfa: DFA, s: int) -> list[tuple[int, int, int]]:
+    """(first code point, last code point, target) for the characters leaving state s."""
+    out: list[tuple[int, int, int]] = []
+
+    def walk(path: list[tuple[int, int]], state: int, remaining: int) -> None:
+        if remaining == 0:
+            out.extend((lo, hi, state) for lo, hi in _path_codepoints(path))
+            return
+        for lo, hi, t in dfa.trans[state]:
+            a, b = max(lo, 0x80), min(hi, 0xBF)
+            if a <= b:
+                walk([*path, (a, b)], t, remaining - 1)
+
+    for lo, hi, t in dfa.trans[s]:
+        for a, b, cont in _LEADS:
+            x, y = max(lo, a), min(hi, b)
+            if x <= y:
+                walk([(x, y)], t, cont)
+    return out
+
+
+def _path_codepoints(path: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The code points spelled by a sequence of byte ranges (invalid spellings dropped)."""
+    # Positions after the last non-full continuation range can stay ranges; the ones
+    # before it are enumerated so that every piece is a contiguous code-point range.
+    j = len(path) - 1
+    while j > 0 and path[j] == (0x80, 0xBF):
+        j -= 1
+    out: list[tuple[int, int]] = []
+
+    def rec(prefix: list[int], k: int) -> None:
+        if k == j:
+            rest = len(path) - j - 1
+            lo_b = bytes([*prefix, path[j][0], *([0x80] * rest)])
+            hi_b = bytes([*prefix, path[j][1], *([0xBF] * rest)])
+            try:
+                out.append((ord(lo_b.decode("utf-8")), ord(hi_b.decode("utf-8"))))
+            except UnicodeDecodeError:
+                pass  # overlong or surrogate spellings are not characters
+            return
+        for b in range(path[k][0], path[k][1] + 1):
+            rec([*prefix, b], k + 1)
+
+    rec([], 0)
+    return out
+
+
+def _merge(ranges: list[tuple[int, int]]) -> CpRanges:
+    merged: list[list[int]] = []
+    for lo, hi in sorted(ranges):
+        if merged and lo <= merged[-1][1] + 1:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    return tuple((lo, hi) for lo, hi in merged)
+
+
+# ----------------------------------------------------------------------------- string constraints
+
+
+@dataclass
+class StringSpec:
+    """Everything that constrains a string value; ``pointer`` locates it for errors.
+
+    ``languages`` must all hold and ``excluded`` must all fail; both hold content
+    languages (regular IR expressions over UTF-8 bytes), tagged with their keyword.
+    """
+
+    pointer: str = ""
+    min_length: int = 0
+    max_length: int | None = None
+    languages: list[tuple[str, Expr]] = field(default_factory=list)
+    excluded: list[tuple[str, Expr]] = field(default_factory=list)
+
+    def content_dfa(self) -> DFA | None:
+        """The combined content automaton, or None when only lengths constrain the string."""
+        if not self.languages and not self.excluded:
+            return None
+        dfa: DFA = utf8_strings()
+        for keyword, lang in self.languages:
+            dfa = dfa.intersect(self._dfa(keyword, lang))
+        for keyword, lang in self.excluded:
+            dfa = dfa.minus(self._dfa(keyword, lang))
+        return dfa
+
+    def _dfa(self, keyword: str, lang: Expr) -> DFA:
+        try:
+            return dfa_from_expr(lang)
+        except OverflowError as exc:
+            raise UnsupportedSchemaError(
+                "the string constraint is too large to combine with the others", keyword=keyword, pointer=self.pointer
+            ) from exc
+
+
+def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Expr:
+    """A JSON string (quotes included) whose decoded content satisfies ``spec``."""
+    lo, hi = spec.min_length, spec.max_length
+    if hi is not None and lo > hi:
+        raise UnsatisfiableSchemaError(
+            f"minLength {lo} is greater than maxLength {hi}", keyword="minLength", pointer=spec.pointer
+        )
+    dfa = spec.content_dfa()
+    if dfa is None:
+        return seq(_QUOTE, Repeat(ANY_CHAR, lo, hi), _QUOTE)
+    graph = char_graph(dfa)
+    loop = graph.single_loop()
+    if loop is not None:  # C* with a length: a plain bounded repetition
+        body = Repeat(escaped_chars(loop), lo, hi) if loop else (EMPTY if lo == 0 else None)
+        if body is None:
+            raise _empty(spec)
+        return seq(_QUOTE, body, _QUOTE)
+    if lo > 0 or hi is not None:
+        try:
+            graph = graph.with_length(lo, hi)
+        except OverflowError as exc:
+            raise UnsupportedSchemaError(
+                "this pattern/format together with minLength/maxLength needs too many states",
+                keyword="maxLength" if hi is not None else "minLength",
+                pointer=spec.pointer,
+            ) from exc
+    labeled = graph.labeled()
+    body = labeled.to_ir(grammar, hint)
+    if body == alt():
+        raise _empty(spec)
+    return seq(_QUOTE, body, _QUOTE)
+
+
+def _empty(spec: StringSpec) -> UnsatisfiableSchemaError:
+    keyword = spec.languages[0][0] if spec.languages else "minLength"
+    return UnsatisfiableSchemaError("no string satisfies all the string constraints", keyword=keyword,
+                                    pointer=spec.pointer)
