@@ -7,7 +7,7 @@ textbook algorithms over speed:
    single byte sets or single special tokens. ``Seq`` becomes one production, ``Alt``
    one production per item, ``Repeat`` is unrolled into rules (``X{m,n}`` is ``m`` copies
    of ``X`` followed by a chain of ``n - m`` optional copies, ``X{m,}`` is ``m`` copies
-   followed by a right-recursive star rule).
+   followed by a left-recursive star rule).
 2. Unproductive symbols (nonterminals that derive no terminal string at all, and empty
    byte sets) and every production that mentions one are removed.
 3. An Earley recognizer with the Aycock–Horspool treatment of nullable nonterminals
@@ -26,6 +26,10 @@ symbol survived step 2, i.e. iff the language is not empty.
 
 Special tokens are terminals that only the matching integer piece can scan; they are
 never matched by bytes, even if a token's text looks the same.
+
+Items point at their origin *set* rather than an index, and sets are hash-consed (equal
+items, one object). The scan of a set is then a pure function of the set, so it is
+memoized: a vocabulary-trie walk through a JSON string visits mostly known states.
 """
 
 from __future__ import annotations
@@ -82,6 +86,12 @@ def to_cfg(grammar: Grammar) -> CFG:
         cfg.productions[name] = rhss
         return name
 
+    def rhs_list(expr: Expr) -> list[tuple[Symbol, ...]]:
+        # The right-hand sides that say "expr": Alt of Seq becomes one production per
+        # item, without a nonterminal per Seq (fewer Earley items, same language).
+        alts = expr.items if isinstance(expr, Alt) else (expr,)
+        return [tuple(symbol(x) for x in it.items) if isinstance(it, Seq) else (symbol(it),) for it in alts]
+
     def symbol(expr: Expr) -> Symbol:
         if expr in memo:
             return memo[expr]
@@ -94,10 +104,8 @@ def to_cfg(grammar: Grammar) -> CFG:
             if expr.name not in grammar.rules:
                 raise KeyError(f"reference to undefined rule {expr.name!r}")
             result = _rule_nt(expr.name)
-        elif isinstance(expr, Seq):
-            result = new_nt([tuple(symbol(it) for it in expr.items)])
-        elif isinstance(expr, Alt):
-            result = new_nt([(symbol(it),) for it in expr.items])
+        elif isinstance(expr, (Seq, Alt)):
+            result = new_nt(rhs_list(expr))
         elif isinstance(expr, Repeat):
             result = _repeat(symbol(expr.item), expr.min, expr.max, new_nt, cfg)
         else:
@@ -106,7 +114,7 @@ def to_cfg(grammar: Grammar) -> CFG:
         return result
 
     for name, body in grammar.rules.items():
-        cfg.productions[_rule_nt(name)] = [(symbol(body),)]
+        cfg.productions[_rule_nt(name)] = rhs_list(body)
     return cfg
 
 
@@ -119,9 +127,9 @@ def _repeat(
     item: Symbol, lo: int, hi: int | None, new_nt: Callable[[list[tuple[Symbol, ...]]], str], cfg: CFG
 ) -> str:
     """``item{lo,hi}``: ``lo`` copies, then optional copies (a chain) or a star rule."""
-    if hi is None:
+    if hi is None:  # star -> ε | star item (left recursion keeps Earley sets small)
         star = new_nt([()])
-        cfg.productions[star].append((item, star))
+        cfg.productions[star].append((star, item))
         tail: tuple[Symbol, ...] = (star,)
     else:
         tail = ()
@@ -165,8 +173,36 @@ def _nullable(productions: Mapping[str, list[tuple[Symbol, ...]]]) -> set[str]:
     return nullable
 
 
-# An Earley item: (production index, dot position, origin set index).
-Item = tuple[int, int, int]
+class _EarleySet:
+    """One Earley set: its items, indexed by the symbol after the dot, and memoized scans.
+
+    An item is ``(production, dot, origin)`` where ``origin`` is the Earley set in which
+    the item's production was predicted, or ``None`` for "this set". Sets are
+    hash-consed by :meth:`Oracle._intern` (equal items, same object) so that a scan can
+    be memoized per set: the result of scanning depends on nothing but the items and
+    the sets they point to.
+    """
+
+    def __init__(self, prods: list[tuple[str, tuple[Symbol, ...]]]):
+        self._prods = prods
+        self.items: list[Item] = []
+        self.seen: set[Item] = set()
+        self.waiting: dict[Symbol, list[Item]] = {}
+        self.accepts = False  # holds the completed start rule predicted in the initial set
+        self.next: dict[tuple[bool, int], _EarleySet] = {}  # memoized scans
+
+    def add(self, item: Item) -> None:
+        if item in self.seen:
+            return
+        self.seen.add(item)
+        self.items.append(item)
+        rhs = self._prods[item[0]][1]
+        if item[1] < len(rhs):
+            self.waiting.setdefault(rhs[item[1]], []).append(item)
+
+
+# An Earley item: (production index, dot position, origin set or None for "this set").
+Item = tuple[int, int, "_EarleySet | None"]
 
 
 class Oracle:
@@ -190,28 +226,19 @@ class Oracle:
         kept = {lhs: [rhs for lhs2, rhs in self._prods if lhs2 == lhs] for lhs in self._by_lhs}
         self._nullable = _nullable(kept)
         self._start = cfg.start
-        seeds = [(p, 0, 0) for p in self._by_lhs.get(cfg.start, [])]
-        self._initial: list[list[Item]] = [self._closure(0, [], seeds)]
+        self._interned: dict[frozenset[Item], _EarleySet] = {}
+        self._dead = _EarleySet(self._prods)
+        self._initial = self._closure([(p, 0, None) for p in self._by_lhs.get(cfg.start, [])], initial=True)
         self._tries: dict[int, tuple[object, TokenTrie]] = {}
 
     # ------------------------------------------------------------------ Earley core
 
-    def _closure(self, j: int, chart: list[list[Item]], seeds: Iterable[Item]) -> list[Item]:
-        """Set ``j`` from its scanned (or initial) ``seeds``: predict and complete to a fixpoint.
-
-        ``chart`` holds sets ``0..j-1``; completions with origin ``j`` look at the set
-        being built, the others at ``chart[origin]``.
-        """
-        items: list[Item] = []
-        seen: set[Item] = set()
-
-        def add(item: Item) -> None:
-            if item not in seen:
-                seen.add(item)
-                items.append(item)
-
+    def _closure(self, seeds: Iterable[Item], initial: bool = False) -> _EarleySet:
+        """A new set from its scanned (or initial) ``seeds``: predict and complete to a fixpoint."""
+        current = _EarleySet(self._prods)
         for item in seeds:
-            add(item)
+            current.add(item)
+        items = current.items
         k = 0
         while k < len(items):
             prod, dot, origin = items[k]
@@ -221,79 +248,70 @@ class Oracle:
                 nxt = rhs[dot]
                 if isinstance(nxt, str):  # predict
                     for p in self._by_lhs.get(nxt, ()):
-                        add((p, 0, j))
+                        current.add((p, 0, None))
                     if nxt in self._nullable:  # Aycock–Horspool: skip over a nullable symbol
-                        add((prod, dot + 1, origin))
+                        current.add((prod, dot + 1, origin))
             else:  # complete: advance every item in the origin set waiting on lhs
-                waiting = items if origin == j else chart[origin]
-                for p2, d2, o2 in list(waiting):
-                    rhs2 = self._prods[p2][1]
-                    if d2 < len(rhs2) and rhs2[d2] == lhs:
-                        add((p2, d2 + 1, o2))
-        return items
+                if lhs == self._start and (origin is None if initial else origin is self._initial):
+                    current.accepts = True
+                if origin is None:  # lhs derived the empty string here
+                    for p2, d2, o2 in list(current.waiting.get(lhs, ())):
+                        current.add((p2, d2 + 1, o2))
+                else:  # an origin-set item's own "None" origin means that set
+                    for p2, d2, o2 in origin.waiting.get(lhs, ()):
+                        current.add((p2, d2 + 1, o2 or origin))
+        return self._intern(current)
 
-    def _scan(self, chart: list[list[Item]], piece: int, special: bool) -> list[Item]:
+    def _intern(self, new: _EarleySet) -> _EarleySet:
+        # Every set after the initial one holds an item whose origin is a real set (its
+        # scanned seeds), while the initial set's origins are all None: so equal items
+        # also mean equal ``accepts``.
+        return self._interned.setdefault(frozenset(new.items), new)
+
+    def _scan(self, current: _EarleySet, piece: int, special: bool) -> _EarleySet:
         """The next set after reading one byte (``special=False``) or one special token."""
-        last = chart[-1]
+        key = (special, piece)
+        if key in current.next:
+            return current.next[key]
         seeds: list[Item] = []
-        for prod, dot, origin in last:
-            rhs = self._prods[prod][1]
-            if dot < len(rhs):
-                sym = rhs[dot]
-                if special:
-                    ok = isinstance(sym, SpecialTok) and sym.token_id == piece
-                else:
-                    ok = isinstance(sym, ByteSet) and piece in sym.members
-                if ok:
-                    seeds.append((prod, dot + 1, origin))
-        if not seeds:
-            return []
-        return self._closure(len(chart), chart, seeds)
+        for sym, waiting in current.waiting.items():
+            if special:
+                ok = isinstance(sym, SpecialTok) and sym.token_id == piece
+            else:
+                ok = isinstance(sym, ByteSet) and piece in sym.members
+            if ok:
+                seeds.extend((prod, dot + 1, origin or current) for prod, dot, origin in waiting)
+        result = self._closure(seeds) if seeds else self._dead
+        current.next[key] = result
+        return result
 
-    def _chart(self, data: bytes | Sequence[Piece]) -> list[list[Item]]:
-        """Run the recognizer over ``data``; the chart ends with an empty set on failure."""
-        chart = list(self._initial)
+    def _run(self, data: bytes | Sequence[Piece]) -> _EarleySet:
+        """The last Earley set after reading ``data`` (an empty set on failure)."""
+        current = self._initial
         for kind, value in _flatten(data):
-            if not chart[-1]:
+            if not current.items:
                 break
-            chart.append(self._scan(chart, value, special=kind == "special"))
-        return chart
-
-    def _accepts(self, chart: list[list[Item]]) -> bool:
-        last = chart[-1]
-        for prod, dot, origin in last:
-            lhs, rhs = self._prods[prod]
-            if origin == 0 and lhs == self._start and dot == len(rhs):
-                return True
-        return False
+            current = self._scan(current, value, special=kind == "special")
+        return current
 
     # ------------------------------------------------------------------ public API
 
     @property
     def is_empty_language(self) -> bool:
         """True when no input at all is a sentence (the start rule is unproductive)."""
-        return not self._initial[0]
+        return not self._initial.items
 
     def is_viable_prefix(self, data: bytes | Sequence[Piece]) -> bool:
         """Some continuation of ``data`` (possibly none) is a sentence."""
-        return bool(self._chart(data)[-1])
+        return bool(self._run(data).items)
 
     def is_complete(self, data: bytes | Sequence[Piece]) -> bool:
         """``data`` itself is a sentence of the grammar."""
-        chart = self._chart(data)
-        return bool(chart[-1]) and self._accepts(chart)
+        return self._run(data).accepts
 
     def expected_specials(self, data: bytes | Sequence[Piece]) -> set[int]:
         """Special token ids that may come right after ``data``."""
-        return self._expected_specials(self._chart(data))
-
-    def _expected_specials(self, chart: list[list[Item]]) -> set[int]:
-        out: set[int] = set()
-        for prod, dot, _ in chart[-1]:
-            rhs = self._prods[prod][1]
-            if dot < len(rhs) and isinstance(rhs[dot], SpecialTok):
-                out.add(rhs[dot].token_id)  # type: ignore[union-attr]
-        return out
+        return {sym.token_id for sym in self._run(data).waiting if isinstance(sym, SpecialTok)}
 
     def mask(
         self,
@@ -313,20 +331,21 @@ class Oracle:
         - it is an EOS id and ``prefix`` is complete.
 
         An unviable ``prefix`` allows nothing. The per-token check walks a byte trie of
-        the vocabulary and extends the Earley chart one byte per trie edge, so a shared
-        token prefix is parsed once and a dead subtree is skipped whole.
+        the vocabulary and scans one byte per trie edge, so a shared token prefix is
+        parsed once and a dead subtree is skipped whole; memoized scans make repeated
+        states (e.g. inside a JSON string) cost a dictionary lookup.
         """
         specials = set(special_ids)
-        chart = self._chart(prefix)
-        if not chart[-1]:
+        current = self._run(prefix)
+        if not current.items:
             return set()
         allowed: set[int] = set()
-        if self._accepts(chart):
+        if current.accepts:
             allowed.update(eos_ids)
-        expected = self._expected_specials(chart)
+        expected = {sym.token_id for sym in current.waiting if isinstance(sym, SpecialTok)}
         allowed.update(t for t in specials if t in expected)
         trie = self._trie_for(vocab_tokens, specials)
-        self._walk(trie.root, chart, allowed)
+        self._walk(trie.root, current, allowed)
         return allowed
 
     def _trie_for(self, vocab_tokens: Sequence[bytes], specials: set[int]) -> TokenTrie:
@@ -338,15 +357,13 @@ class Oracle:
             self._tries[key] = cached
         return cached[1]
 
-    def _walk(self, node: _TrieNode, chart: list[list[Item]], allowed: set[int]) -> None:
+    def _walk(self, node: _TrieNode, current: _EarleySet, allowed: set[int]) -> None:
         for byte, child in node.children.items():
-            nxt = self._scan(chart, byte, special=False)
-            if not nxt:
+            nxt = self._scan(current, byte, special=False)
+            if not nxt.items:
                 continue  # no continuation of this byte string is viable: skip the subtree
             allowed.update(child.token_ids)
-            chart.append(nxt)
-            self._walk(child, chart, allowed)
-            chart.pop()
+            self._walk(child, nxt, allowed)
 
 
 @dataclass
