@@ -92,6 +92,9 @@ Ast parse_program(const int32_t* program, size_t length) {
     fail_program(0, "program longer than 2^31-1 words");
   }
   Ast ast;
+  for (auto* v : {&ast.op, &ast.a, &ast.b, &ast.kid_begin, &ast.kid_count, &ast.kids}) {
+    v->reserve(length / 2 + 1);  // every node takes at least two words
+  }
   struct Open {
     int32_t node;
     int32_t remaining;  // children still to parse
@@ -409,48 +412,66 @@ class SubsetBuilder {
  public:
   SubsetBuilder(const Nfa& nfa, const ByteClasses& cls, int32_t max_states)
       : nfa_(nfa), cls_(cls), max_states_(max_states), stamp_(nfa.byte_set.size(), 0),
-        buckets_(cls.count), table_(64, -1) {}
+        class_end_(cls.count + 1), table_(64, -1) {
+    set_begin_.reserve(64);
+    hashes_.reserve(64);
+    dfa_.trans.reserve(64 * static_cast<size_t>(cls.count));
+    dfa_.accepting.reserve(64);
+  }
 
   RawDfa run() {
     const int32_t num_classes = cls_.count;
-    seeds_.assign(1, nfa_.start);
-    closure();
+    closure(&nfa_.start, 1);
     if (!set_.empty()) intern();
     for (int32_t d = 0; d < dfa_.num_states; ++d) {
-      // Group the targets of the set's byte states by class, then close each group.
-      touched_.clear();
-      for (int32_t i = set_begin_[d]; i < set_begin_[d + 1]; ++i) {
-        const int32_t s = set_data_[i];
-        const int32_t set = nfa_.byte_set[s];
-        if (set < 0) continue;
-        for (int32_t j = cls_.set_begin[set]; j < cls_.set_begin[set + 1]; ++j) {
-          const int32_t c = cls_.set_classes[j];
-          if (buckets_[c].empty()) touched_.push_back(c);
-          buckets_[c].push_back(nfa_.next[s]);
+      // Group the targets of the state's byte-reading NFA states by class (a counting sort into
+      // targets_), then close each group: that closure is the DFA state reached on the class.
+      std::fill(class_end_.begin(), class_end_.end(), 0);
+      for_each_edge(d, [&](int32_t c, int32_t) { ++class_end_[c + 1]; });
+      for (int32_t c = 0; c < num_classes; ++c) class_end_[c + 1] += class_end_[c];
+      targets_.resize(class_end_[num_classes]);
+      for_each_edge(d, [&](int32_t c, int32_t to) { targets_[class_end_[c]++] = to; });
+      // Now class c's targets end at class_end_[c] and start where class c - 1's end.
+      // Neighbouring classes often have the same targets (all plain characters of a string
+      // body, say): then they share the previous class's closure.
+      int32_t prev_begin = 0, prev_end = 0, prev_target = Dfa::kDead;
+      for (int32_t c = 0; c < num_classes; ++c) {
+        const int32_t begin = c == 0 ? 0 : class_end_[c - 1], end = class_end_[c];
+        if (begin == end) continue;
+        if (end - begin != prev_end - prev_begin ||
+            !std::equal(targets_.begin() + begin, targets_.begin() + end, targets_.begin() + prev_begin)) {
+          closure(targets_.data() + begin, end - begin);
+          prev_target = set_.empty() ? Dfa::kDead : intern();  // intern() may grow dfa_.trans
         }
-      }
-      std::sort(touched_.begin(), touched_.end());
-      for (int32_t c : touched_) {
-        seeds_.swap(buckets_[c]);
-        buckets_[c].clear();
-        closure();
-        if (set_.empty()) continue;
-        const int32_t target = intern();  // may grow dfa_.trans
-        dfa_.trans[static_cast<size_t>(d) * num_classes + c] = target;
+        prev_begin = begin;
+        prev_end = end;
+        dfa_.trans[static_cast<size_t>(d) * num_classes + c] = prev_target;
       }
     }
     return std::move(dfa_);
   }
 
  private:
-  // set_ = sorted important states epsilon-reachable from seeds_.
-  void closure() {
+  // Calls f(class, target) for every byte edge of the NFA states in DFA state d.
+  template <class F>
+  void for_each_edge(int32_t d, F&& f) const {
+    for (int32_t i = set_begin_[d]; i < set_begin_[d + 1]; ++i) {
+      const int32_t s = set_data_[i], set = nfa_.byte_set[s];
+      if (set < 0) continue;
+      for (int32_t j = cls_.set_begin[set]; j < cls_.set_begin[set + 1]; ++j) {
+        f(cls_.set_classes[j], nfa_.next[s]);
+      }
+    }
+  }
+
+  // set_ = sorted important states epsilon-reachable from seeds[0 .. n).
+  void closure(const int32_t* seeds, int32_t n) {
     if (++epoch_ == 0) {  // wrapped: old stamps could collide
       std::fill(stamp_.begin(), stamp_.end(), 0);
       epoch_ = 1;
     }
     set_.clear();
-    stack_.assign(seeds_.begin(), seeds_.end());
+    stack_.assign(seeds, seeds + n);
     while (!stack_.empty()) {
       const int32_t s = stack_.back();
       stack_.pop_back();
@@ -522,8 +543,8 @@ class SubsetBuilder {
   const int32_t max_states_;
   std::vector<uint32_t> stamp_;  // closure visit marks, by epoch
   uint32_t epoch_ = 0;
-  std::vector<int32_t> seeds_, stack_, set_, touched_;
-  std::vector<std::vector<int32_t>> buckets_;  // per class: targets of the current state
+  std::vector<int32_t> stack_, set_;
+  std::vector<int32_t> class_end_, targets_;  // byte edges of the current state, by class
   std::vector<int32_t> set_data_, set_begin_{0};  // NFA-state sets of DFA states, concatenated
   std::vector<uint64_t> hashes_;
   std::vector<int32_t> table_;  // open addressing: DFA state ids, -1 = free
