@@ -155,9 +155,7 @@ class _Parser:
         start = self.i
         items: list[Node] = []
         while self.i < len(self.p) and self.peek() not in "|)":
-            atom = self.atom(flags)
-            if atom is not None:
-                items.append(self.quantified(atom))
+            items.append(self.quantified(self.atom(flags)))
         return items[0] if len(items) == 1 else Concat(tuple(items), start)
 
     def quantified(self, atom: Node) -> Node:
@@ -220,8 +218,8 @@ class _Parser:
 
     # ---------------------------------------------------------------- atoms
 
-    def atom(self, flags: _Flags) -> Node | None:
-        """One atom, or None for a construct that matches the empty string (a comment)."""
+    def atom(self, flags: _Flags) -> Node:
+        """One atom: a character (set), a group, or an anchor."""
         pos, c = self.i, self.peek()
         if c == "(":
             return self.group(flags)
@@ -253,11 +251,11 @@ class _Parser:
     def group(self, flags: _Flags) -> Node:
         pos = self.i
         self.i += 1
-        inner_flags = flags
+        inner_flags: _Flags | None = flags
         if self.peek() == "?":
             inner_flags = self.group_prefix(flags, pos)
-            if inner_flags is None:  # a (?#comment)
-                return Concat((), pos)
+        if inner_flags is None:  # a (?#comment) matches the empty string
+            return Concat((), pos)
         node = self.alternation(inner_flags)
         if self.peek() != ")":
             raise self.error("missing ')': unterminated group", pos)
