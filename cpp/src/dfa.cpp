@@ -597,17 +597,26 @@ std::vector<uint8_t> co_reachable(const RawDfa& dfa, int32_t num_classes) {
 // Refinable partition of 0..n-1 (Valmari & Lehtinen, "Efficient minimization of DFAs with
 // partial transition functions", 2008). Elements of set s are elems[first[s] .. past[s]);
 // mark() moves an element to the front of its set, split() cuts every set with marked
-// elements in two, the smaller part becoming a new set.
+// elements in two, the smaller part becoming a new set. Per-set arrays grow with the sets.
 struct Partition {
-  int32_t sets = 0;
   std::vector<int32_t> elems, loc, set_of, first, past, marked, touched;
 
-  explicit Partition(int32_t n)
-      : sets(n > 0 ? 1 : 0), elems(n), loc(n), set_of(n, 0), first(n + 1, 0), past(n + 1, 0),
-        marked(n + 1, 0) {
+  // Elements 0..n-1 in order, cut into sets at the ascending positions `cuts` (empty sets skipped).
+  Partition(int32_t n, const std::vector<int32_t>& cuts) : elems(n), loc(n), set_of(n) {
     for (int32_t i = 0; i < n; ++i) elems[i] = loc[i] = i;
-    past[0] = n;
+    int32_t begin = 0;
+    for (size_t k = 0; k <= cuts.size(); ++k) {
+      const int32_t end = k < cuts.size() ? cuts[k] : n;
+      if (end == begin) continue;
+      std::fill(set_of.begin() + begin, set_of.begin() + end, sets());
+      first.push_back(begin);
+      past.push_back(end);
+      marked.push_back(0);
+      begin = end;
+    }
   }
+
+  int32_t sets() const { return static_cast<int32_t>(first.size()); }
 
   void mark(int32_t e) {
     const int32_t s = set_of[e], i = loc[e], j = first[s] + marked[s];
@@ -623,20 +632,22 @@ struct Partition {
       const int32_t s = touched.back();
       touched.pop_back();
       const int32_t j = first[s] + marked[s];
-      if (j == past[s]) {  // all marked: nothing to cut
-        marked[s] = 0;
-        continue;
-      }
-      if (marked[s] <= past[s] - j) {  // the marked part is the smaller one
-        first[sets] = first[s];
-        past[sets] = first[s] = j;
+      marked[s] = 0;
+      if (j == past[s]) continue;  // all marked: nothing to cut
+      const int32_t fresh = sets();
+      if (j - first[s] <= past[s] - j) {  // the marked part is the smaller one
+        const int32_t begin = first[s];
+        first.push_back(begin);
+        past.push_back(j);
+        first[s] = j;
       } else {
-        past[sets] = past[s];
-        first[sets] = past[s] = j;
+        const int32_t end = past[s];
+        first.push_back(j);
+        past.push_back(end);
+        past[s] = j;
       }
-      for (int32_t i = first[sets]; i < past[sets]; ++i) set_of[elems[i]] = sets;
-      marked[s] = marked[sets] = 0;
-      ++sets;
+      marked.push_back(0);
+      for (int32_t i = first[fresh]; i < past[fresh]; ++i) set_of[elems[i]] = fresh;
     }
   }
 };
@@ -669,28 +680,20 @@ Partition minimize(const std::vector<int32_t>& trans, const std::vector<uint8_t>
   std::vector<int32_t> in_fill(in_begin.begin(), in_begin.end() - 1);
   for (int32_t t = 0; t < m; ++t) in_edges[in_fill[head[t]]++] = t;
 
-  Partition blocks(n);
+  Partition blocks(n, {});
   for (int32_t s = 0; s < n; ++s) {
     if (accepting[s]) blocks.mark(s);
   }
   blocks.split();
   // "Cords" partition the transitions; initially one cord per label.
-  Partition cords(m);
-  cords.sets = 0;
-  for (int32_t c = 0; c < num_classes; ++c) {
-    if (label_begin[c] == label_begin[c + 1]) continue;
-    cords.first[cords.sets] = label_begin[c];
-    cords.past[cords.sets] = label_begin[c + 1];
-    for (int32_t t = label_begin[c]; t < label_begin[c + 1]; ++t) cords.set_of[t] = cords.sets;
-    ++cords.sets;
-  }
+  Partition cords(m, std::vector<int32_t>(label_begin.begin() + 1, label_begin.end() - 1));
   // Hopcroft's loop: split blocks by the tails of each cord, and cords by the heads' blocks.
   // Block 0 is never used as a splitter ("all but one"), which keeps the work O(m log n).
   int32_t b = 1;
-  for (int32_t c = 0; c < cords.sets; ++c) {
+  for (int32_t c = 0; c < cords.sets(); ++c) {
     for (int32_t i = cords.first[c]; i < cords.past[c]; ++i) blocks.mark(tail[cords.elems[i]]);
     blocks.split();
-    for (; b < blocks.sets; ++b) {
+    for (; b < blocks.sets(); ++b) {
       for (int32_t i = blocks.first[b]; i < blocks.past[b]; ++i) {
         const int32_t s = blocks.elems[i];
         for (int32_t j = in_begin[s]; j < in_begin[s + 1]; ++j) cords.mark(in_edges[j]);
@@ -726,9 +729,10 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
                 "max_nfa_states");
   }
   const Nfa nfa = build_nfa(ast, cls, sizes, static_cast<size_t>(nfa_states));
-  const RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();
+  RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();
 
-  // Trim: keep live states, numbered densely in their old order.
+  // Trim: keep live states, numbered densely in their old order. The table is compacted in
+  // place: a state's new row is never after its old one, and earlier rows were read already.
   const std::vector<uint8_t> live = co_reachable(raw, num_classes);
   if (raw.num_states == 0 || !live[0]) {
     return Dfa(num_classes, std::move(cls.of), {}, {}, Dfa::kDead);
@@ -738,24 +742,26 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
   for (int32_t s = 0; s < raw.num_states; ++s) {
     if (live[s]) dense[s] = n++;
   }
-  std::vector<int32_t> trans(static_cast<size_t>(n) * num_classes, Dfa::kDead);
-  std::vector<uint8_t> accepting(n);
+  std::vector<int32_t>& trans = raw.trans;
+  std::vector<uint8_t>& accepting = raw.accepting;
   for (int32_t s = 0; s < raw.num_states; ++s) {
     if (!live[s]) continue;
-    accepting[dense[s]] = raw.accepting[s];
+    accepting[dense[s]] = accepting[s];
     for (int32_t c = 0; c < num_classes; ++c) {
-      const int32_t t = raw.trans[static_cast<size_t>(s) * num_classes + c];
-      if (t != Dfa::kDead) trans[static_cast<size_t>(dense[s]) * num_classes + c] = dense[t];
+      const int32_t t = trans[static_cast<size_t>(s) * num_classes + c];
+      trans[static_cast<size_t>(dense[s]) * num_classes + c] = t == Dfa::kDead ? t : dense[t];
     }
   }
+  trans.resize(static_cast<size_t>(n) * num_classes);
+  accepting.resize(n);
 
   // Minimize, then number blocks breadth-first from the start's block (the start is state 0
   // of the subset construction, hence dense state 0).
   const Partition blocks = minimize(trans, accepting, n, num_classes);
-  std::vector<int32_t> order(blocks.sets, Dfa::kDead), queue{blocks.set_of[0]};
+  std::vector<int32_t> order(blocks.sets(), Dfa::kDead), queue{blocks.set_of[0]};
   order[blocks.set_of[0]] = 0;
-  std::vector<int32_t> out_trans(static_cast<size_t>(blocks.sets) * num_classes, Dfa::kDead);
-  std::vector<uint8_t> out_accepting(blocks.sets);
+  std::vector<int32_t> out_trans(static_cast<size_t>(blocks.sets()) * num_classes, Dfa::kDead);
+  std::vector<uint8_t> out_accepting(blocks.sets());
   for (size_t q = 0; q < queue.size(); ++q) {
     const int32_t block = queue[q];
     const int32_t rep = blocks.elems[blocks.first[block]];  // any member: they are equivalent
