@@ -81,17 +81,18 @@ def read_ranks(path: str) -> dict[int, bytes]:
             continue
         fields = line.split()
         if len(fields) != 2:
+            shown = line[:60].decode("utf-8", errors="replace")
             raise TokenizerLoadError(
-                f"line {line_number}: expected '<base64 token> <rank>', got {line[:60]!r}", path=path
+                f"line {line_number}: expected '<base64 token> <rank>', got {shown!r}", path=path
             )
-        encoded, rank_text = fields
+        encoded, rank_text = (field.decode("ascii", errors="replace") for field in fields)
         try:
-            token = base64.b64decode(encoded, validate=True)
+            token = base64.b64decode(encoded.encode("ascii", errors="replace"), validate=True)
         except (binascii.Error, ValueError):
             raise TokenizerLoadError(
                 f"line {line_number}: invalid base64 {encoded[:60]!r}", path=path
             ) from None
-        if not rank_text.isdigit():
+        if not (rank_text.isascii() and rank_text.isdigit()):
             raise TokenizerLoadError(
                 f"line {line_number}: rank {rank_text[:20]!r} is not an integer", path=path
             )
