@@ -17,6 +17,15 @@ void bind_grammar(nb::module_& m) {
       .def_rw("max_accept_work", &MatcherLimits::max_accept_work)
       .def_rw("max_jump_forward_bytes", &MatcherLimits::max_jump_forward_bytes);
 
+  nb::class_<DfaTokenIndex>(m, "DfaTokenIndex")
+      .def(
+          "__init__",
+          [](DfaTokenIndex* self, std::shared_ptr<Dfa> dfa, std::shared_ptr<Vocabulary> vocab) {
+            new (self) DfaTokenIndex(std::move(dfa), std::move(vocab));
+          },
+          nb::arg("dfa"), nb::arg("vocab"))
+      .def("memory_bytes", &DfaTokenIndex::memory_bytes);
+
   nb::class_<CompiledGrammar>(m, "CompiledGrammar")
       .def(
           "__init__",
@@ -30,7 +39,8 @@ void bind_grammar(nb::module_& m) {
               if (nb::isinstance<int>(h)) {
                 t.special_token = nb::cast<int32_t>(h);
               } else {
-                t.dfa = nb::cast<std::shared_ptr<Dfa>>(h);
+                t.index = nb::cast<std::shared_ptr<DfaTokenIndex>>(h);
+                t.dfa = t.index->dfa_ptr();
               }
               terms.push_back(std::move(t));
             }
@@ -40,6 +50,14 @@ void bind_grammar(nb::module_& m) {
           nb::arg("start"), nb::arg("limits"))
       .def_prop_ro("num_terminals", &CompiledGrammar::num_terminals)
       .def_prop_ro("num_productions", &CompiledGrammar::num_productions)
+      .def_prop_ro("num_dfa_states",
+                   [](const CompiledGrammar& g) {
+                     int64_t n = 0;
+                     for (int32_t t = 0; t < g.num_terminals(); ++t) {
+                       if (g.terminal(t).dfa) n += g.terminal(t).dfa->num_states();
+                     }
+                     return n;
+                   })
       .def("memory_bytes", &CompiledGrammar::memory_bytes);
 }
 

@@ -33,6 +33,7 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
     if (t.dfa == nullptr && (t.special_token < 0 || static_cast<uint32_t>(t.special_token) >= vocab_->size())) {
       throw Error(ErrorKind::InvalidArgument, "special-token terminal id out of range");
     }
+    if (t.dfa != nullptr && t.index == nullptr) throw Error(ErrorKind::InvalidArgument, "terminal without token index");
   }
 
   // Productive nonterminals (fixpoint): those deriving at least one finite string.

@@ -218,45 +218,72 @@ void Matcher::fill_mask(uint32_t* words, size_t num_words) {
     for (uint32_t e : vocab.eos_ids()) allow(e);
     return;
   }
-  bool any = false;
   if (sets_.back().accepting) {
     for (uint32_t e : vocab.eos_ids()) allow(e);
-    any = !vocab.eos_ids().empty();
   }
   const size_t base = sets_.size();
   for (size_t k = sets_.back().scans_begin; k < scans_.size(); ++k) {
     if (scans_[k].state < 0) {
       allow(static_cast<uint32_t>(grammar_->terminal(scans_[k].terminal).special_token));
-      any = true;
     }
   }
 
-  const TokenTrie& trie = vocab.trie();
-  const uint32_t n = trie.num_nodes();
-  const int64_t budget = grammar_->limits().max_mask_work;
+  // Tokens that stay inside a terminal come from its per-state index; tokens that end it
+  // part-way are judged by completing the terminal once and walking their suffixes.
+  const size_t scans_end = scans_.size();
   work_ = 0;
   try {
-    uint32_t node = 1;
-    while (node < n) {
-      truncate(base + trie.depth(node) - 1);
-      if (scan_byte(trie.byte(node))) {
-        for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) allow(*t);
-        any = any || trie.tokens_begin(node) != trie.tokens_end(node);
-        ++node;
-      } else {
-        node = trie.subtree_end(node);
+    for (size_t k = sets_.back().scans_begin; k < scans_end; ++k) {
+      const Scan s = scans_[k];
+      if (s.state < 0) continue;
+      std::shared_ptr<const StateTokens> entry = grammar_->terminal(s.terminal).index->get(s.state);
+      entry->or_inside(words);
+      if (entry->suffixes.num_nodes() <= 1 && entry->boundary_nodes.empty()) continue;
+      push_set();
+      add_item(grammar_->advance(s.dotted), s.origin);
+      closure();
+      dedupe_scans();
+      if (scans_.size() > sets_.back().scans_begin) {
+        const TokenTrie& suffixes = entry->suffixes;
+        walk(suffixes, 1, suffixes.num_nodes(), 0, words);
+        const TokenTrie& trie = vocab.trie();
+        for (uint32_t b : entry->boundary_nodes) walk(trie, b + 1, trie.subtree_end(b), trie.depth(b), words);
       }
-      charge(budget, "max_mask_work");
+      truncate(base);
     }
   } catch (...) {
     truncate(base);
     throw;
   }
   truncate(base);
+  bool any = false;
+  for (size_t i = 0; i < needed && !any; ++i) any = words[i] != 0;
   if (!any) {
     throw Error(ErrorKind::NoTokenAllowed,
                 "no token is allowed here: the grammar needs bytes that no token of this vocabulary provides");
   }
+}
+
+// Depth-first over the trie nodes [first, end) (a whole subtree, or the whole trie from 1) from
+// the top chart set: one set per byte, popped on the way back. `base_depth` is the depth of
+// the subtree's parent.
+void Matcher::walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t base_depth, uint32_t* words) {
+  const size_t base = sets_.size();
+  const int64_t budget = grammar_->limits().max_mask_work;
+  uint32_t node = first;
+  while (node < end) {
+    truncate(base + (trie.depth(node) - base_depth) - 1);
+    if (scan_byte(trie.byte(node))) {
+      for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
+        words[*t >> 5] |= 1u << (*t & 31);
+      }
+      ++node;
+    } else {
+      node = trie.subtree_end(node);
+    }
+    charge(budget, "max_mask_work");
+  }
+  truncate(base);
 }
 
 bool Matcher::accept_bytes(const std::string& bytes) {

@@ -7,26 +7,43 @@
 
 namespace tokensieve {
 
-TokenTrie::TokenTrie(const std::vector<std::string>& tokens, const std::vector<uint8_t>& include) {
-  // Sorting the token strings makes the preorder of the trie the sorted order: each string adds
-  // the nodes for the bytes beyond its common prefix with the previous string.
-  std::vector<uint32_t> order;
-  order.reserve(tokens.size());
-  for (uint32_t i = 0; i < tokens.size(); ++i) {
-    if (include[i] && !tokens[i].empty()) order.push_back(i);
-  }
-  std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-    return tokens[a] < tokens[b] || (tokens[a] == tokens[b] && a < b);
-  });
+TokenTrie::TokenTrie() { build({}); }
 
-  byte_.push_back(0);
-  depth_.push_back(0);
-  subtree_end_.push_back(0);
+TokenTrie::TokenTrie(const std::vector<std::string>& tokens, const std::vector<uint8_t>& include) {
+  std::vector<std::pair<const std::string*, uint32_t>> entries;
+  entries.reserve(tokens.size());
+  for (uint32_t i = 0; i < tokens.size(); ++i) {
+    if (include[i] && !tokens[i].empty()) entries.push_back({&tokens[i], i});
+  }
+  std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+    return *a.first < *b.first || (*a.first == *b.first && a.second < b.second);
+  });
+  build(entries);
+}
+
+TokenTrie::TokenTrie(std::vector<std::pair<std::string, uint32_t>> owned) {
+  std::sort(owned.begin(), owned.end());
+  owned.erase(std::unique(owned.begin(), owned.end()), owned.end());
+  std::vector<std::pair<const std::string*, uint32_t>> entries;
+  entries.reserve(owned.size());
+  for (const auto& e : owned) {
+    if (!e.first.empty()) entries.push_back({&e.first, e.second});
+  }
+  build(entries);
+}
+
+// Sorting the strings makes the preorder of the trie the sorted order: each string adds the
+// nodes for the bytes beyond its common prefix with the previous string.
+void TokenTrie::build(const std::vector<std::pair<const std::string*, uint32_t>>& entries) {
+  byte_.assign(1, 0);
+  depth_.assign(1, 0);
+  subtree_end_.assign(1, 0);
+  max_depth_ = 0;
   std::vector<uint32_t> path = {0};  // path[d] = node at depth d on the current branch
-  std::vector<uint32_t> node_of_token(order.size());
+  std::vector<uint32_t> node_of_entry(entries.size());
   const std::string* prev = nullptr;
-  for (size_t k = 0; k < order.size(); ++k) {
-    const std::string& s = tokens[order[k]];
+  for (size_t k = 0; k < entries.size(); ++k) {
+    const std::string& s = *entries[k].first;
     size_t common = 0;
     if (prev != nullptr) {
       size_t limit = std::min(prev->size(), s.size());
@@ -44,20 +61,20 @@ TokenTrie::TokenTrie(const std::vector<std::string>& tokens, const std::vector<u
       subtree_end_.push_back(0);
     }
     max_depth_ = std::max<uint32_t>(max_depth_, static_cast<uint32_t>(s.size()));
-    node_of_token[k] = path.back();
+    node_of_entry[k] = path.back();
     prev = &s;
   }
   while (!path.empty()) {
     subtree_end_[path.back()] = static_cast<uint32_t>(byte_.size());
     path.pop_back();
   }
-  // Tokens in node order (order is already sorted by node because preorder == sorted order).
+  // Entries are already in node order because preorder == sorted order.
   token_start_.assign(byte_.size() + 1, 0);
-  for (uint32_t n : node_of_token) token_start_[n + 1]++;
+  for (uint32_t n : node_of_entry) token_start_[n + 1]++;
   std::partial_sum(token_start_.begin(), token_start_.end(), token_start_.begin());
-  token_ids_.resize(order.size());
+  token_ids_.resize(entries.size());
   std::vector<uint32_t> fill(token_start_.begin(), token_start_.end() - 1);
-  for (size_t k = 0; k < order.size(); ++k) token_ids_[fill[node_of_token[k]]++] = order[k];
+  for (size_t k = 0; k < entries.size(); ++k) token_ids_[fill[node_of_entry[k]]++] = entries[k].second;
 }
 
 size_t TokenTrie::memory_bytes() const {

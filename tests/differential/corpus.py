@@ -133,7 +133,7 @@ CASES: list[Case] = [
             "int x = 1;\nwhile (x < 10) { x = x + 1; }",
             "if (a == b) f(1, g(2)); else {\n  int y;\n}",
         ),
-        invalid=("int = 1;", "while (x) ", "if (a) {", "f(1,);", "1x = 2;"),
+        invalid=("int x = ;", "while (x) ", "if (a) {", "f(1,);", "1x = 2;"),
     ),
     Case(
         "sql_like",
@@ -148,7 +148,7 @@ CASES: list[Case] = [
         "unicode",
         UNICODE,
         valid=("αβγ ΔΩ", "中文字 😀 éte", "ñö", "αβ 中 😂 é"),
-        invalid=("abc", "αβ  γ", "中a", "😀a", "é中"),
+        invalid=("abc", "αβ  γ", "中a", "😀a", "é中a"),
     ),
     Case(
         "left_recursive",

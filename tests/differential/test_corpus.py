@@ -130,7 +130,10 @@ def test_engine_matches_oracle(case: Case, family: str) -> None:
     for texts, valid in ((case.valid, True), (case.invalid, False)):
         for text in texts:
             ids = [mapping[t] for t in tokenize(family, text)]
-            check_walk(oracle, Matcher(compiled), vocab, ids, valid)
+            try:
+                check_walk(oracle, Matcher(compiled), vocab, ids, valid)
+            except AssertionError as e:
+                raise AssertionError(f"{text!r}: {e}") from None
 
 
 @pytest.mark.parametrize("family", sorted(FAMILIES))

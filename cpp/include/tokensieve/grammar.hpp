@@ -11,13 +11,15 @@
 #include <vector>
 
 #include "tokensieve/dfa.hpp"
+#include "tokensieve/token_index.hpp"
 #include "tokensieve/token_trie.hpp"
 
 namespace tokensieve {
 
 struct Terminal {
-  std::shared_ptr<const Dfa> dfa;  // null for a special-token terminal
-  int32_t special_token = -1;      // token id for a special-token terminal
+  std::shared_ptr<const Dfa> dfa;              // null for a special-token terminal
+  std::shared_ptr<const DfaTokenIndex> index;  // per-state token sets of `dfa` (shared across grammars)
+  int32_t special_token = -1;                  // token id for a special-token terminal
 };
 
 struct MatcherLimits {

@@ -12,8 +12,10 @@
 // item (EOS allowed): DFA states are trimmed and every nonterminal is productive, so any
 // scan can still be completed to a full sentence.
 //
-// Masks walk the vocabulary's token trie depth-first from the current position, pushing
-// one chart set per byte and popping on the way back; a dead byte prunes the whole subtree.
+// Masks: for each scan (terminal t at DFA state q) the tokens that stay inside t come from
+// the per-state index (token_index.hpp) in one OR; the tokens that end t part-way are judged
+// by completing t once and walking the small trie of their suffixes, one chart set per byte,
+// popping on the way back; a dead byte prunes the whole subtree.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -75,6 +77,7 @@ class Matcher {
   void dedupe_scans();
   bool scan_byte(uint8_t byte);
   bool scan_special(uint32_t token_id);
+  void walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t base_depth, uint32_t* words);
   bool top_viable() const;
   void grow_seen();
   void charge(int64_t limit, const char* what);

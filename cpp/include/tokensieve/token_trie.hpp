@@ -14,7 +14,9 @@ class TokenTrie {
   // `tokens[i]` are the bytes of token i; tokens with `include[i] == 0` or no bytes are left out
   // (special tokens never match grammar text).
   TokenTrie(const std::vector<std::string>& tokens, const std::vector<uint8_t>& include);
-  TokenTrie() = default;
+  // A trie of arbitrary (bytes, token id) entries, e.g. token suffixes; empty strings are skipped.
+  explicit TokenTrie(std::vector<std::pair<std::string, uint32_t>> entries);
+  TokenTrie();
 
   // Node 0 is the root (no byte); nodes 1..num_nodes()-1 carry one byte each.
   uint32_t num_nodes() const { return static_cast<uint32_t>(byte_.size()); }
@@ -25,6 +27,8 @@ class TokenTrie {
   // Token ids whose bytes end exactly at `node`.
   const uint32_t* tokens_begin(uint32_t node) const { return token_ids_.data() + token_start_[node]; }
   const uint32_t* tokens_end(uint32_t node) const { return token_ids_.data() + token_start_[node + 1]; }
+  // Number of tokens in the subtree strictly below `node`.
+  uint32_t tokens_below(uint32_t node) const { return token_start_[subtree_end_[node]] - token_start_[node + 1]; }
   uint32_t max_depth() const { return max_depth_; }
   size_t memory_bytes() const;
 
@@ -35,6 +39,8 @@ class TokenTrie {
   std::vector<uint32_t> token_start_;  // num_nodes + 1 offsets into token_ids_
   std::vector<uint32_t> token_ids_;
   uint32_t max_depth_ = 0;
+
+  void build(const std::vector<std::pair<const std::string*, uint32_t>>& sorted_entries);
 };
 
 // Token bytes, which ids are special, and the trie over the others. Immutable once built.

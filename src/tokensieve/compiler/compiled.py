@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,7 +18,7 @@ from ..vocabulary import Vocabulary
 from .lower import lower
 from .native_vocab import native_vocabulary
 
-__all__ = ["CompiledGrammar", "GrammarStats", "compile_grammar"]
+__all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
 
 
 @dataclass(frozen=True)
@@ -64,22 +66,57 @@ def _native_limits(limits: Limits) -> Any:
     return native
 
 
-def compile_grammar(grammar: Grammar, vocab: Vocabulary, limits: Limits, source: str = "grammar") -> CompiledGrammar:
+class TerminalCache:
+    """Terminal automata and their per-state token indexes, shared by the grammars of one
+    compiler: the JSON string terminal of every schema is built and indexed once.
+
+    Keyed by (regex program, state budget); ``None`` records "too large for that budget".
+    Least recently used entries go first past ``max_entries``.
+    """
+
+    def __init__(self, vocab: Vocabulary, limits: Limits, max_entries: int = 4096) -> None:
+        self.native_vocab = native_vocabulary(vocab)
+        self.limits = limits
+        self.max_entries = max_entries
+        self._entries: OrderedDict[tuple[tuple[int, ...], int], Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, program: list[int], max_states: int) -> Any:
+        """The DfaTokenIndex for ``program``, or None when its DFA exceeds ``max_states``."""
+        key = (tuple(program), max_states)
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        try:
+            dfa = _core.build_dfa(np.asarray(program, dtype=np.int32), self.limits.max_nfa_states, max_states)
+            entry = _core.DfaTokenIndex(dfa, self.native_vocab)
+        except LimitExceeded as e:
+            if e.limit == "max_nfa_states" and max_states >= self.limits.max_dfa_states:
+                raise
+            entry = None
+        with self._lock:
+            self._entries[key] = entry
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return entry
+
+
+def compile_grammar(
+    grammar: Grammar,
+    vocab: Vocabulary,
+    limits: Limits,
+    source: str = "grammar",
+    terminals: TerminalCache | None = None,
+) -> CompiledGrammar:
     """Lower ``grammar`` and build its automata and parser tables for ``vocab``."""
     started = time.perf_counter()
+    cache = terminals if terminals is not None else TerminalCache(vocab, limits)
 
-    def build(program: list[int], max_states: int) -> Any:
-        try:
-            return _core.build_dfa(np.asarray(program, dtype=np.int32), limits.max_nfa_states, max_states)
-        except LimitExceeded as e:
-            if e.limit == "max_nfa_states" and max_states >= limits.max_dfa_states:
-                raise
-            return None
-
-    lowered = lower(grammar, build, limits)
+    lowered = lower(grammar, cache.get, limits)
     try:
         native = _core.CompiledGrammar(
-            native_vocabulary(vocab),
+            cache.native_vocab,
             lowered.terminals,
             lowered.num_nonterminals,
             lowered.productions,
@@ -89,7 +126,7 @@ def compile_grammar(grammar: Grammar, vocab: Vocabulary, limits: Limits, source:
     except EmptyLanguageError as e:
         raise EmptyLanguageError(f"{source}: {e}") from None
     elapsed = time.perf_counter() - started
-    dfa_states = sum(t.num_states for t in lowered.terminals if not isinstance(t, int))
+    dfa_states = native.num_dfa_states
     stats = GrammarStats(
         terminals=len(lowered.terminals),
         dfa_states=dfa_states,

@@ -12,7 +12,7 @@ from ..frontends.whitespace import WhitespacePolicy
 from ..ir import Grammar
 from ..limits import Limits
 from ..vocabulary import Vocabulary
-from .compiled import CompiledGrammar, compile_grammar
+from .compiled import CompiledGrammar, TerminalCache, compile_grammar
 
 __all__ = ["Compiler"]
 
@@ -33,11 +33,12 @@ class Compiler:
         self._lock = threading.Lock()
         self.cache_hits = 0
         self.cache_misses = 0
+        self._terminals = TerminalCache(vocab, self.limits)
 
     # ------------------------------------------------------------------ sources
     def grammar(self, grammar: Grammar) -> CompiledGrammar:
         """Compile a grammar IR directly (not cached: IR objects are mutable)."""
-        return compile_grammar(grammar, self.vocab, self.limits, "grammar")
+        return compile_grammar(grammar, self.vocab, self.limits, "grammar", self._terminals)
 
     def regex(self, pattern: str) -> CompiledGrammar:
         """Output must match ``pattern`` entirely (Python ``re`` / ECMAScript common subset)."""
@@ -110,7 +111,7 @@ class Compiler:
                 self.cache_hits += 1
                 return hit
             self.cache_misses += 1
-        compiled = compile_grammar(build(), self.vocab, self.limits, source)
+        compiled = compile_grammar(build(), self.vocab, self.limits, source, self._terminals)
         with self._lock:
             if full_key not in self._cache:
                 self._cache[full_key] = compiled

@@ -1,0 +1,60 @@
+// Per-DFA-state token index: the part of a mask that depends on one terminal's state only.
+//
+// When the matcher waits inside a terminal t at DFA state q, each token either
+//   (a) stays inside t for all its bytes (t's DFA is still alive after the last byte): it is
+//       allowed whatever the parser context, because every live state can finish t; or
+//   (b) passes an accepting state of t at some byte and continues after it: whether the rest
+//       (the *suffix*) fits depends on what the parser allows after t.
+// `StateTokens` stores (a) as a list or bitset and (b) as a trie of suffixes, so a mask costs
+// one OR plus one parser walk over a small suffix trie instead of a walk over the vocabulary.
+// Where the suffixes would be too many to copy (a whitespace terminal may end after the first
+// space of 40k tokens), (b) is kept as the list of vocabulary-trie nodes where t may end, and
+// the mask walks below those nodes instead.
+// Entries are built lazily on first use and shared by every matcher (thread-safe).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "tokensieve/dfa.hpp"
+#include "tokensieve/token_trie.hpp"
+
+namespace tokensieve {
+
+struct StateTokens {
+  // Tokens that stay inside the terminal: a sorted id list when short, else a bitset.
+  std::vector<uint32_t> inside_ids;
+  std::vector<uint32_t> inside_bits;
+  // Suffixes after a point where the terminal may end, with the tokens they belong to...
+  TokenTrie suffixes;
+  // ...or, when there are too many, the vocabulary-trie nodes where the terminal may end.
+  std::vector<uint32_t> boundary_nodes;
+  size_t memory_bytes() const;
+  // ORs the inside tokens into a bitmask row.
+  void or_inside(uint32_t* words) const;
+};
+
+class DfaTokenIndex {
+ public:
+  // Past this many suffix entries a state keeps boundary nodes instead of a suffix trie.
+  static constexpr size_t kMaxSuffixEntries = 8192;
+
+  DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab);
+
+  const Dfa& dfa() const { return *dfa_; }
+  const std::shared_ptr<const Dfa>& dfa_ptr() const { return dfa_; }
+  // The entry for `state`, built on first use.
+  std::shared_ptr<const StateTokens> get(int32_t state) const;
+  size_t memory_bytes() const;
+
+ private:
+  std::shared_ptr<const StateTokens> build(int32_t state) const;
+
+  std::shared_ptr<const Dfa> dfa_;
+  std::shared_ptr<const Vocabulary> vocab_;
+  mutable std::mutex mutex_;
+  mutable std::vector<std::shared_ptr<const StateTokens>> states_;
+};
+
+}  // namespace tokensieve
