@@ -114,10 +114,16 @@ def _case_classes() -> dict[int, tuple[int, ...]]:
 
 def case_closure(ranges: CharSet) -> CharSet:
     """``ranges`` plus every case variant of its members (for case-insensitive matching)."""
+    classes = _case_classes()
     extra: list[tuple[int, int]] = []
-    for cp, members in _case_classes().items():
-        if _contains(ranges, cp):
-            extra.extend((m, m) for m in members)
+    if sum(hi - lo + 1 for lo, hi in ranges) <= 256:  # small set (a literal): look its members up
+        for lo, hi in ranges:
+            for cp in range(lo, hi + 1):
+                extra.extend((m, m) for m in classes.get(cp, ()))
+    else:  # large set: test every cased code point
+        for cp, members in classes.items():
+            if _contains(ranges, cp):
+                extra.extend((m, m) for m in members)
     return normalize(ranges + extra) if extra else ranges
 
 

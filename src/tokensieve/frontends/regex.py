@@ -5,7 +5,11 @@ for the exact list and what is rejected). Semantics chosen where the two differ:
 
 - ``\\d`` and ``\\w`` are ASCII (``[0-9]``, ``[A-Za-z0-9_]``); ``\\s`` is ECMAScript's
   Unicode white space set. ``.`` is any character except ``\\n`` (``(?s)`` adds it).
-- ``(?i)`` folds case over all of Unicode (simple one-character case mappings).
+- ``(?i)`` folds the case of written characters and ranges over all of Unicode (simple
+  one-character mappings, so K, k and KELVIN SIGN match each other); class escapes
+  (``\\w``, ``\\W``, ``\\p{..}``...) are not folded, so ``(?i)\\W`` never matches ``k``.
+- ``[\\w-.]`` (a class escape at one end of a range) is ECMAScript's union with a literal
+  ``-``; Python rejects it, so the two never disagree.
 - Lazy quantifiers are treated as greedy: a recognizer's language does not depend on it.
   Possessive quantifiers and atomic groups change the language and are rejected.
 - ``{,n}`` is rejected as ambiguous (Python: ``{0,n}``; ECMAScript: literal text), and so

@@ -320,7 +320,8 @@ class _Parser:
         if c in "bB":
             raise self.error(f"word boundary \\{c} is not supported", pos)
         if c in _CLASS_ESCAPES or c in "pP":
-            return self.chars(self.class_escape(pos), flags, pos)
+            # Class escapes are not case-folded: (?i)\W must not match "k" (as in Python).
+            return Chars(tuple(charsets.normalize(self.class_escape(pos))), pos)
         if c == "k" or c.isdigit() and c != "0":
             raise self.error(f"backreferences (\\{c}) are not supported", pos)
         cp = self.char_escape(pos)
@@ -418,30 +419,39 @@ class _Parser:
             raise self.error(
                 "'[]' / '[^]' mean different things in Python and ECMAScript; escape the bracket as \\]", pos
             )
-        ranges: CharSet = []
+        ranges: CharSet = []  # written characters and ranges: case-folded under (?i)
+        escaped: CharSet = []  # class escapes such as \w: never case-folded
         while self.peek() != "]":
             if not self.peek():
                 raise self.error("unterminated character class", pos)
             item_pos = self.i
             lo = self.class_atom()
-            if isinstance(lo, int) and self.peek() == "-" and self.peek(1) not in ("]", ""):
-                self.i += 1
-                hi = self.class_atom()
-                if not isinstance(hi, int):
-                    raise self.error("a range cannot end with a class escape", item_pos)
+            if self.peek() != "-" or self.peek(1) in ("]", ""):
+                if isinstance(lo, int):
+                    ranges.append((lo, lo))
+                else:
+                    escaped.extend(lo)
+                continue
+            self.i += 1
+            hi = self.class_atom()
+            if isinstance(lo, int) and isinstance(hi, int):
                 if hi < lo:
                     raise self.error(f"bad character range {chr(lo)!r}-{chr(hi)!r}", item_pos)
                 ranges.append((lo, hi))
-            elif isinstance(lo, int):
-                ranges.append((lo, lo))
             else:
-                if self.peek() == "-" and self.peek(1) not in ("]", ""):
-                    raise self.error("a range cannot start with a class escape", item_pos)
-                ranges.extend(lo)
+                # A class escape at either end, as in [\w-.]: ECMAScript (Annex B) reads the
+                # '-' literally and takes the union; Python rejects it, so no reading conflicts.
+                for end in (lo, hi):
+                    if isinstance(end, int):
+                        ranges.append((end, end))
+                    else:
+                        escaped.extend(end)
+                ranges.append((ord("-"), ord("-")))
         self.i += 1
         ranges = charsets.normalize(ranges)
         if flags.ignorecase:
             ranges = charsets.case_closure(ranges)
+        ranges = charsets.normalize(ranges + escaped)
         if negated:
             ranges = charsets.complement(ranges)
         return Chars(tuple(ranges), pos)
