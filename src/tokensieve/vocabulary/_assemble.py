@@ -20,7 +20,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
 
@@ -176,10 +176,3 @@ def import_optional(module: str, extra: str = "tokenizers") -> ModuleType:
         hint = f"pip install tokensieve[{extra}]" if extra else f"pip install {module}"
         raise ImportError(f"this loader needs the {module!r} package: {hint}") from exc
 
-
-def names_by_id(names: Mapping[str, int]) -> dict[int, str]:
-    """Invert a name -> id map, keeping the first name of each id."""
-    out: dict[int, str] = {}
-    for text, token_id in names.items():
-        out.setdefault(token_id, text)
-    return out

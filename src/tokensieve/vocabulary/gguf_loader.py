@@ -76,14 +76,14 @@ def load_gguf(path: str | os.PathLike[str], *, eos_token_ids: Iterable[int] | No
         if kind != NORMAL and kind != BYTE:
             table.registered.add(token_id)
     for key in _EOS_KEYS + _SPECIAL_KEYS:
-        token_id = _optional_int(fields, f"tokenizer.ggml.{key}", where)
-        if token_id is None:
+        declared = _optional_int(fields, f"tokenizer.ggml.{key}", where)
+        if declared is None:
             continue
-        if not 0 <= token_id < len(texts):
-            raise TokenizerLoadError(f"tokenizer.ggml.{key} = {token_id} is not a token id", path=where)
-        table.special.add(token_id)
+        if not 0 <= declared < len(texts):
+            raise TokenizerLoadError(f"tokenizer.ggml.{key} = {declared} is not a token id", path=where)
+        table.special.add(declared)
         if key in _EOS_KEYS:
-            table.file_eos.add(token_id)
+            table.file_eos.add(declared)
     return build_vocabulary(table, path=where, name=os.path.basename(where), eos_token_ids=eos_token_ids)
 
 
