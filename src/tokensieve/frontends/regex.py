@@ -16,13 +16,15 @@ for the exact list and what is rejected). Semantics chosen where the two differ:
   are ``[]`` / ``[^]``. ``\\uD83D\\uDE00`` (an ECMAScript surrogate pair) is one character.
 - ``$`` matches only at the very end (ECMAScript), never before a final newline.
 
-Anchors (``^``/``\\A`` and ``$``/``\\Z``/``\\z``) are allowed only where they are
-trivially at an end: the first (last) item of the pattern, recursively through groups and
-alternatives, so ``^a|b$`` and ``^(a|b)$`` are fine, while ``a^b`` or ``(^a)*`` are errors.
+Anchors (``^``/``\\A`` and ``$``/``\\Z``/``\\z``) may appear anywhere and mean what they
+mean in a search: ``^`` holds where everything before it is empty, ``$`` where everything
+after it is, so ``a^b`` matches nothing and ``^(a|b$)(c)?`` needs no ``c`` after ``b``. The
+one rejected placement is a repeated group holding both ``^`` and ``$`` iterations.
 
-In full-match mode (the default) anchors change nothing. With ``search=True`` (JSON
-Schema ``pattern``), a side of an alternative that is not anchored may be surrounded by
-any text: ``abc`` means "contains abc", ``^abc`` "starts with abc".
+In full-match mode (the default) the whole text must match, so anchors at the ends are
+redundant. With ``search=True`` (JSON Schema ``pattern``), a match that passed no ``^``
+may be preceded by any text, and one that passed no ``$`` followed by any text: ``abc``
+means "contains abc", ``^abc`` "starts with abc".
 
 Repetition is built as :class:`~tokensieve.ir.Repeat` nodes, never unrolled here, so
 ``(a{1000}){1000}`` is cheap to parse; the compiler enforces size limits.
@@ -31,7 +33,7 @@ Repetition is built as :class:`~tokensieve.ir.Repeat` nodes, never unrolled here
 from __future__ import annotations
 
 from ..errors import GrammarSyntaxError
-from ..ir import EMPTY, Expr, Grammar, Repeat, alt, codepoints, seq
+from ..ir import EMPTY, Alt, Expr, Grammar, Repeat, Seq, alt, codepoints, seq
 from . import charsets
 from .regex_parser import Anchor, Chars, Concat, Node, Quant, Union, parse_regex_ast
 
@@ -53,7 +55,7 @@ def parse_regex(pattern: str, *, search: bool = False) -> Expr:
     """
     if not isinstance(pattern, str):
         raise TypeError(f"regex pattern must be a str, not {type(pattern).__name__}")
-    split = _lower(parse_regex_ast(pattern), at_start=True, at_end=True)
+    split = _lower(parse_regex_ast(pattern))
     if not search:
         return alt(*split.values())
     anything = any_text()
@@ -75,44 +77,98 @@ def any_text() -> Expr:
     return Repeat(codepoints(charsets.ANY), 0, None)
 
 
-def _lower(node: Node, *, at_start: bool, at_end: bool) -> _Split:
-    """Lower ``node``; ``at_start``/``at_end`` say whether an anchor may appear at its edge."""
+def _lower(node: Node) -> _Split:
+    """Lower ``node``, split by the anchors its matches pass through.
+
+    Key ``(s, e)``: the match passed a ``^`` (``s``) / a ``$`` (``e``). A ``^`` holds only
+    if everything before it matched the empty string, a ``$`` only if everything after
+    it does; :func:`_concat` and :func:`_repeat` enforce exactly that.
+    """
     if isinstance(node, Chars):
         return {(False, False): codepoints(node.ranges)}
     if isinstance(node, Anchor):
-        if node.start and not at_start:
-            raise _anchor_error("'^' (or \\A) is only supported at the start of the pattern", node)
-        if not node.start and not at_end:
-            raise _anchor_error("'$' (or \\Z) is only supported at the end of the pattern", node)
         return {(node.start, not node.start): EMPTY}
     if isinstance(node, Union):
         out: _Split = {}
         for branch in node.items:
-            _merge(out, _lower(branch, at_start=at_start, at_end=at_end))
+            _merge(out, _lower(branch))
         return out
     if isinstance(node, Concat):
         result: _Split = {(False, False): EMPTY}
-        last = len(node.items) - 1
-        for k, item in enumerate(node.items):
-            part = _lower(item, at_start=at_start and k == 0, at_end=at_end and k == last)
-            combined: _Split = {}
-            for (s1, e1), left in result.items():
-                for (s2, e2), right in part.items():
-                    _merge(combined, {(s1 or s2, e1 or e2): seq(left, right)})
-            result = combined
+        for item in node.items:
+            result = _concat(result, _lower(item))
         return result
     if isinstance(node, Quant):
-        (inner,) = _lower(node.item, at_start=False, at_end=False).values()
-        if node.min == 1 and node.max == 1:
-            return {(False, False): inner}
-        return {(False, False): Repeat(inner, node.min, node.max)}
+        return _repeat(_lower(node.item), node)
     raise TypeError(f"unknown regex node {node!r}")
+
+
+def _concat(left: _Split, right: _Split) -> _Split:
+    out: _Split = {}
+    for (s1, e1), a in left.items():
+        for (s2, e2), b in right.items():
+            # A '^' on the right needs the left part empty; a '$' on the left, the right part.
+            if (s2 and not _nullable(a)) or (e1 and not _nullable(b)):
+                continue
+            _merge(out, {(s1 or s2, e1 or e2): seq(EMPTY if s2 else a, EMPTY if e1 else b)})
+    return out
+
+
+def _repeat(parts: _Split, node: Quant) -> _Split:
+    """``parts`` repeated ``node.min`` to ``node.max`` times.
+
+    Plain iterations repeat freely. One anchored iteration may appear: with a ``^``,
+    every iteration before it must be empty (so it is in effect the first), with a ``$``
+    every iteration after it (so it is in effect the last). Iterations with ``^`` and
+    iterations with ``$`` in one repeated group are rejected: that needs more care than
+    any real pattern deserves.
+    """
+    lo, hi = node.min, node.max
+    plain = parts.get((False, False))
+    out: _Split = {}
+    if plain is not None:
+        out[(False, False)] = plain if lo == hi == 1 else Repeat(plain, lo, hi)
+    elif lo == 0:  # no plain iteration at all: only the empty repetition
+        out[(False, False)] = EMPTY
+    anchored = {key: expr for key, expr in parts.items() if key != (False, False)}
+    if not anchored or hi == 0:
+        return out
+    kinds = {key for key in anchored if key != (True, True)}
+    if len(kinds) > 1:
+        raise GrammarSyntaxError(
+            "a repeated group with both '^' and '$' inside is not supported",
+            line=1, column=node.pos + 1, source="regex",
+        )  # fmt: skip
+    # Can the other iterations be empty (without adding the other anchor)? Then the count
+    # bounds are met with empty iterations wherever needed.
+    empty_ok = any(_nullable(expr) for key, expr in parts.items() if key != (True, True))
+    others_hi = None if hi is None else hi - 1  # iterations besides the anchored one
+    others_lo = 0 if empty_ok else max(lo - 1, 0)
+    for (start, end), expr in anchored.items():
+        if start and end:  # the only non-empty iteration
+            if lo <= 1 or any(_nullable(e) for e in parts.values()):
+                _merge(out, {(True, True): expr})
+            continue
+        if plain is None:
+            if others_lo == 0:
+                _merge(out, {(start, end): expr})
+            continue
+        rest = Repeat(plain, others_lo, others_hi)
+        _merge(out, {(start, end): seq(expr, rest) if start else seq(rest, expr)})
+    return out
+
+
+def _nullable(expr: Expr) -> bool:
+    """The (regular, Ref-free) expression matches the empty string."""
+    if isinstance(expr, Seq):
+        return all(_nullable(item) for item in expr.items)
+    if isinstance(expr, Alt):
+        return any(_nullable(item) for item in expr.items)
+    if isinstance(expr, Repeat):
+        return expr.min == 0 or _nullable(expr.item)
+    return False
 
 
 def _merge(into: _Split, part: _Split) -> None:
     for key, expr in part.items():
         into[key] = alt(into[key], expr) if key in into else expr
-
-
-def _anchor_error(message: str, node: Anchor) -> GrammarSyntaxError:
-    return GrammarSyntaxError(message, line=1, column=node.pos + 1, source="regex")

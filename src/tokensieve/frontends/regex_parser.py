@@ -155,10 +155,12 @@ class _Parser:
         start = self.i
         items: list[Node] = []
         while self.i < len(self.p) and self.peek() not in "|)":
-            items.append(self.quantified(self.atom(flags)))
+            pos = self.i
+            items.append(self.quantified(self.atom(flags), pos))
         return items[0] if len(items) == 1 else Concat(tuple(items), start)
 
-    def quantified(self, atom: Node) -> Node:
+    def quantified(self, atom: Node, pos: int) -> Node:
+        """``atom`` (which starts at ``pos``) with the quantifier that follows, if any."""
         bounds = self.quantifier()
         if bounds is None:
             return atom
@@ -174,7 +176,7 @@ class _Parser:
             )
         if self.quantifier(probe=True) is not None:
             raise self.error("multiple repeat: quantify a group instead, e.g. (?:a*)*", self.i)
-        return Quant(atom, lo, hi, atom.pos)
+        return Quant(atom, lo, hi, pos)
 
     def quantifier(self, probe: bool = False) -> tuple[int, int, int | None] | None:
         """Parse ``* + ? {m} {m,} {m,n}`` at the cursor; ``probe`` only looks."""
@@ -260,7 +262,8 @@ class _Parser:
         if self.peek() != ")":
             raise self.error("missing ')': unterminated group", pos)
         self.i += 1
-        return node
+        # (?:^)* is legal, unlike ^*: keep a grouped anchor apart from a bare one.
+        return Concat((node,), pos) if isinstance(node, Anchor) else node
 
     def group_prefix(self, flags: _Flags, pos: int) -> _Flags | None:
         """Consume what follows ``(?``; return the group's flags (None for a comment)."""

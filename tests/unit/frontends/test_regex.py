@@ -86,10 +86,35 @@ def test_search_agrees_with_python_re(pattern: str, start: str, end: str, haysta
         assert oracle.is_complete(text.encode()) == bool(python.search(text)), (pattern, text)
 
 
+_anchored_patterns = st.recursive(
+    st.sampled_from(["a", "b", "\\d", ".", "^", "$"]), _extend, max_leaves=6
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(pattern=_anchored_patterns, texts=st.lists(st.text(alphabet="ab1\n", max_size=4), max_size=6))
+def test_anchors_anywhere_agree_with_python_re(pattern: str, texts: list[str]) -> None:
+    try:
+        full, anywhere = Oracle(regex_grammar(pattern)), Oracle(regex_grammar(pattern, search=True))
+    except GrammarSyntaxError as err:
+        assert "both '^' and '$'" in err.message
+        return
+    python = _python(pattern.replace("$", "\\Z"))  # ECMAScript's '$' is Python's \Z
+    for text in texts:
+        assert full.is_complete(text.encode()) == bool(python.fullmatch(text)), (pattern, text)
+        assert anywhere.is_complete(text.encode()) == bool(python.search(text)), (pattern, text)
+
+
 @pytest.mark.parametrize(
     ("pattern", "accepted", "rejected"),
     [
         ("^a|b$", ["a", "b"], ["ab", ""]),
+        ("a^b|c", ["c"], ["ab", "a^b"]),  # '^' after a non-empty match never holds
+        ("^tape\\d$(\\.alt)?", ["tape1"], ["tape1.alt"]),  # nothing may follow '$'
+        ("(a($|/))+", ["a", "a/a/", "a/a"], ["aa", "a/aa"]),
+        ("(?:^a|b){2}", ["ab", "bb"], ["a", "ba", "aa"]),  # the '^' iteration is the first of two
+        ("(?:a|b$){2,3}", ["ab", "aab", "aa"], ["b", "ba", "abb"]),  # the '$' iteration is the last
+        ("(?:a?|^b$)+c?", ["b", "aa", ""], ["bc", "ab"]),
         ("(?i)straße", ["STRAßE", "Straße"], ["strasse"]),
         ("(?i)[a-c]k", ["Bk", "b\u212a"], ["dk"]),  # KELVIN SIGN folds to k, as in Python
         ("(?i)[^a]", ["b", "é"], ["a", "A"]),
@@ -154,9 +179,7 @@ def test_pathological_repetition_is_built_lazily() -> None:
         ("(?m)^a$", 1, "multiline"),
         ("(?x)a", 1, "verbose"),
         ("a(?i)b", 2, "only allowed at the start"),
-        ("a^b", 2, "'^'"),
-        ("a$b", 2, "'$'"),
-        ("(^a)+", 2, "'^'"),
+        ("x(^a|b$)+", 2, "both '^' and '$'"),
         ("(ab", 1, "unterminated group"),
         ("ab)", 3, "unbalanced"),
         ("x[a-", 2, "unterminated character class"),
