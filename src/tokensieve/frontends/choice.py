@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..errors import EmptyLanguageError
-from ..ir import Grammar, alt, literal
+from ..ir import Alt, Grammar, literal
 
 __all__ = ["choice_grammar"]
 
@@ -23,4 +23,7 @@ def choice_grammar(options: Sequence[str]) -> Grammar:
             raise TypeError(f"choice options must be strings, got {type(option).__name__}")
     if not options:
         raise EmptyLanguageError("a choice between no options matches nothing")
-    return Grammar({"root": alt(*(literal(o) for o in options))}, start="root")
+    # Deduplicate with a dict (linear) rather than ir.alt's pairwise check: choices can be long.
+    unique = list(dict.fromkeys(literal(o) for o in options))
+    body = unique[0] if len(unique) == 1 else Alt(tuple(unique))
+    return Grammar({"root": body}, start="root")

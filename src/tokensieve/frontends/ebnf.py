@@ -43,6 +43,8 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "["
             "-": "-", "^": "^", "/": "/"}  # fmt: skip
 _HEX_LENGTHS = {"x": 2, "u": 4, "U": 8}
 _HEX = "0123456789abcdefABCDEF"
+# Deeper nesting is an error rather than a RecursionError; no real grammar comes close.
+MAX_NESTING = 100
 
 
 def parse_ebnf(text: str, *, start: str = "root", special_tokens: SpecialTokens | None = None) -> Grammar:
@@ -70,6 +72,7 @@ class _Parser:
         self.line_starts = [0] + [k + 1 for k, c in enumerate(text) if c == "\n"]
         self.definitions: dict[str, int] = {}  # rule name -> offset of its definition
         self.uses: list[tuple[str, int]] = []  # (rule name, offset) of every reference
+        self.depth = 0  # open parentheses
 
     # ---------------------------------------------------------------- helpers
 
@@ -182,7 +185,7 @@ class _Parser:
         if self.peek() == ",":
             self.i += 1
             self.skip_space()
-            hi = self.integer(pos) if self.peek().isdigit() else None
+            hi = self.integer(pos) if "0" <= self.peek() <= "9" else None
         self.skip_space()
         if self.peek() != "}":
             raise self.error("expected '}' to close the repetition bounds", pos)
@@ -194,7 +197,7 @@ class _Parser:
     def integer(self, pos: int) -> int:
         self.skip_space()
         start = self.i
-        while self.peek().isascii() and self.peek().isdigit():
+        while "0" <= self.peek() <= "9":
             self.i += 1
         if start == self.i:
             raise self.error("expected a number in the repetition bounds", pos)
@@ -218,8 +221,12 @@ class _Parser:
             self.i += 1
             return codepoints(charsets.ANY)
         if c == "(":
+            if self.depth >= MAX_NESTING:
+                raise self.error(f"parentheses nested more than {MAX_NESTING} deep")
             self.i += 1
+            self.depth += 1
             inner = self.alternatives(nested=True)
+            self.depth -= 1
             if self.peek() != ")":
                 raise self.error("missing ')': unterminated group", pos)
             self.i += 1

@@ -85,10 +85,20 @@ def parse_regex_ast(pattern: str) -> Node:
     return _Parser(pattern).parse()
 
 
+# Deeper group nesting than this is an error rather than a RecursionError (no real
+# pattern comes close; each level costs a few Python frames here and in the lowering).
+MAX_NESTING = 100
+
+
+def _is_digit(c: str) -> bool:
+    return "0" <= c <= "9"  # ASCII only: both dialects read "{٣}" as literal text
+
+
 class _Parser:
     def __init__(self, pattern: str):
         self.p = pattern
         self.i = 0
+        self.depth = 0  # open groups
 
     # ---------------------------------------------------------------- helpers
 
@@ -190,13 +200,13 @@ class _Parser:
         if c != "{":
             return None
         j = self.i + 1
-        while j < len(self.p) and self.p[j].isdigit():
+        while j < len(self.p) and _is_digit(self.p[j]):
             j += 1
         lo_text = self.p[self.i + 1 : j]
         hi_text: str | None = lo_text
         if j < len(self.p) and self.p[j] == ",":
             k = j + 1
-            while k < len(self.p) and self.p[k].isdigit():
+            while k < len(self.p) and _is_digit(self.p[k]):
                 k += 1
             hi_text, j = self.p[j + 1 : k], k
         if j >= len(self.p) or self.p[j] != "}":
@@ -258,7 +268,11 @@ class _Parser:
             inner_flags = self.group_prefix(flags, pos)
         if inner_flags is None:  # a (?#comment) matches the empty string
             return Concat((), pos)
+        if self.depth >= MAX_NESTING:
+            raise self.error(f"groups nested more than {MAX_NESTING} deep", pos)
+        self.depth += 1
         node = self.alternation(inner_flags)
+        self.depth -= 1
         if self.peek() != ")":
             raise self.error("missing ')': unterminated group", pos)
         self.i += 1
@@ -325,7 +339,7 @@ class _Parser:
         if c in _CLASS_ESCAPES or c in "pP":
             # Class escapes are not case-folded: (?i)\W must not match "k" (as in Python).
             return Chars(tuple(charsets.normalize(self.class_escape(pos))), pos)
-        if c == "k" or c.isdigit() and c != "0":
+        if c == "k" or _is_digit(c) and c != "0":
             raise self.error(f"backreferences (\\{c}) are not supported", pos)
         cp = self.char_escape(pos)
         return self.chars([(cp, cp)], flags, pos)
@@ -358,7 +372,7 @@ class _Parser:
         if c in _SIMPLE_ESCAPES:
             return _SIMPLE_ESCAPES[c]
         if c == "0":
-            if self.peek().isdigit():
+            if _is_digit(self.peek()):
                 raise self.error("octal escapes are not supported; use \\xNN", pos)
             return 0
         if c == "x":
@@ -475,6 +489,6 @@ class _Parser:
         if e == "b":
             self.i += 1
             return 0x08  # backspace inside a class, in both dialects
-        if e.isdigit() and e != "0" or e in "kABZz":
+        if _is_digit(e) and e != "0" or e in "kABZz":
             raise self.error(f"\\{e} is not supported inside a character class", pos)
         return self.char_escape(pos)
