@@ -139,6 +139,7 @@ def test_other_start_rule() -> None:
         ("root ::= /abc", 1, 10, "unterminated regex"),
         ("root ::=\n  /ab(?=c)/", 2, 6, "lookahead"),
         ("root ::= /a/x", 1, 13, "unsupported regex flag"),
+        ("root ::= " + "(" * 101 + '"a"' + ")" * 101, 1, 110, "nested more than 100 deep"),
     ],
 )
 def test_errors_point_at_the_construct(grammar: str, line: int, column: int, fragment: str) -> None:

@@ -194,6 +194,7 @@ def test_pathological_repetition_is_built_lazily() -> None:
         ("[z-a]", 2, "bad character range"),
         ("\\012", 1, "octal"),
         ("ab\\", 3, "lone backslash"),
+        ("(" * 101 + "a" + ")" * 101, 101, "nested more than 100 deep"),
     ],
 )
 def test_errors_name_the_construct_and_its_column(pattern: str, column: int, fragment: str) -> None:
