@@ -11,8 +11,11 @@ import bisect
 import unicodedata
 from functools import lru_cache
 
+from ..ir import Expr, codepoints
+
 __all__ = [
     "ANY",
+    "utf8",
     "DIGIT",
     "SPACE",
     "WORD",
@@ -44,6 +47,16 @@ SPACE: CharSet = [
     (0x3000, 0x3000),
     (0xFEFF, 0xFEFF),
 ]
+
+
+@lru_cache(maxsize=4096)
+def utf8(ranges: tuple[tuple[int, int], ...]) -> Expr:
+    """:func:`tokensieve.ir.codepoints` of ``ranges``, memoized.
+
+    Big sets (``\\S``, ``[^"]``, ``.``) take milliseconds to split into UTF-8 byte
+    ranges and recur in nearly every pattern; IR nodes are immutable, so sharing is safe.
+    """
+    return codepoints(ranges)
 
 
 def normalize(ranges: list[tuple[int, int]]) -> CharSet:

@@ -31,7 +31,7 @@ import bisect
 from collections.abc import Callable
 
 from ..errors import GrammarSyntaxError
-from ..ir import EMPTY, Expr, Grammar, Ref, Repeat, Special, alt, codepoints, literal, seq
+from ..ir import EMPTY, Expr, Grammar, Ref, Repeat, Special, alt, literal, seq
 from . import charsets
 from .regex import parse_regex
 
@@ -216,10 +216,10 @@ class _Parser:
         if c == '"':
             return literal(self.string())
         if c == "[":
-            return codepoints(self.char_class())
+            return charsets.utf8(tuple(self.char_class()))
         if c == ".":
             self.i += 1
-            return codepoints(charsets.ANY)
+            return charsets.utf8(tuple(charsets.ANY))
         if c == "(":
             if self.depth >= MAX_NESTING:
                 raise self.error(f"parentheses nested more than {MAX_NESTING} deep")

@@ -33,7 +33,7 @@ Repetition is built as :class:`~tokensieve.ir.Repeat` nodes, never unrolled here
 from __future__ import annotations
 
 from ..errors import GrammarSyntaxError
-from ..ir import EMPTY, Alt, Expr, Grammar, Repeat, Seq, alt, codepoints, seq
+from ..ir import EMPTY, Alt, Expr, Grammar, Repeat, Seq, alt, seq
 from . import charsets
 from .regex_parser import Anchor, Chars, Concat, Node, Quant, Union, parse_regex_ast
 
@@ -74,7 +74,7 @@ def regex_grammar(pattern: str, *, search: bool = False) -> Grammar:
 
 def any_text() -> Expr:
     """Any sequence of Unicode characters (surrogates excluded), newlines included."""
-    return Repeat(codepoints(charsets.ANY), 0, None)
+    return Repeat(charsets.utf8(tuple(charsets.ANY)), 0, None)
 
 
 def _lower(node: Node) -> _Split:
@@ -85,7 +85,7 @@ def _lower(node: Node) -> _Split:
     it does; :func:`_concat` and :func:`_repeat` enforce exactly that.
     """
     if isinstance(node, Chars):
-        return {(False, False): codepoints(node.ranges)}
+        return {(False, False): charsets.utf8(node.ranges)}
     if isinstance(node, Anchor):
         return {(node.start, not node.start): EMPTY}
     if isinstance(node, Union):
