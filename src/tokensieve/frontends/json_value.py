@@ -3,10 +3,13 @@
 :func:`json_string`, :func:`json_number` and :func:`json_integer` are regular
 expressions (no :class:`~tokensieve.ir.Ref` inside), so the compiler can turn each into a
 single terminal; the JSON Schema front-end reuses them. :func:`json_grammar` is the
-recursive grammar of any JSON value.
+recursive grammar of any JSON value. The building blocks are computed once and shared
+(IR nodes are immutable).
 """
 
 from __future__ import annotations
+
+from functools import cache
 
 from ..ir import Bytes, Expr, Grammar, Ref, Repeat, alt, codepoints, literal, optional, seq
 from .whitespace import WhitespacePolicy, whitespace_expr
@@ -24,6 +27,7 @@ _NONZERO = Bytes(((0x31, 0x39),))
 _HEX = Bytes(((0x30, 0x39), (0x41, 0x46), (0x61, 0x66)))
 
 
+@cache
 def json_string_char() -> Expr:
     """One character of a JSON string body: an unescaped character or one escape.
 
@@ -36,16 +40,19 @@ def json_string_char() -> Expr:
     return alt(unescaped, escape)
 
 
+@cache
 def json_string() -> Expr:
     """A JSON string, quotes included."""
     return seq(literal('"'), Repeat(json_string_char(), 0, None), literal('"'))
 
 
+@cache
 def json_integer() -> Expr:
     """A JSON number without fraction or exponent: ``-?(0|[1-9][0-9]*)`` (``-0`` included)."""
     return seq(optional(literal("-")), alt(literal("0"), seq(_NONZERO, Repeat(_DIGIT, 0, None))))
 
 
+@cache
 def json_number() -> Expr:
     """Any JSON number: ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?([eE][+-]?[0-9]+)?``."""
     fraction = seq(literal("."), Repeat(_DIGIT, 1, None))
