@@ -195,7 +195,7 @@ def unicode_property(name: str) -> CharSet | None:
     elif len(name) == 1:
         members = [cat for cat in table if cat.startswith(name)]
     else:
-        members = [name] if name in table or name == "Cn" else []
+        members = [name] if name in table else []
     if not members:
         return None
     return normalize([r for cat in members for r in table.get(cat, [])])
