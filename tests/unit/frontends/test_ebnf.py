@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from tests.oracle import Oracle
 
 from tokensieve.errors import GrammarSyntaxError
@@ -155,3 +157,14 @@ def test_unknown_special_token_name() -> None:
         parse_ebnf('root ::= "a" <|nope|>', special_tokens=lambda name: None)
     assert (info.value.line, info.value.column) == (1, 14)
     assert "unknown special token <|nope|>" in info.value.message
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.text(alphabet='ab:=()[]{}|*+?^.-,012<>!|"\\/ \n#xu', max_size=24))
+def test_any_input_parses_or_raises_a_syntax_error(body: str) -> None:
+    text = "root ::= " + body
+    try:
+        parse_ebnf(text, special_tokens=lambda name: 5 if name == "<|a|>" else None)
+    except GrammarSyntaxError as err:
+        assert 1 <= err.line <= text.count("\n") + 1
+        assert 1 <= err.column <= len(text.splitlines()[err.line - 1] if text.splitlines() else "") + 1

@@ -209,3 +209,15 @@ def test_malformed_examples_are_malformed_for_python_too() -> None:
     for pattern in ["a**", "*a", "(ab", "ab)", "[z-a]"]:
         with pytest.raises(re.error):
             re.compile(pattern)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    pattern=st.text(alphabet="ab()[]{}|*+?^$\\.-,0123:<>!=PpuxdwsAZkNi#/ \n", max_size=14),
+    search=st.booleans(),
+)
+def test_any_input_parses_or_raises_a_syntax_error(pattern: str, search: bool) -> None:
+    try:
+        parse_regex(pattern, search=search)
+    except GrammarSyntaxError as err:
+        assert 1 <= err.column <= len(pattern) + 1
