@@ -1,0 +1,242 @@
+"""Side by side on MaskBench: tokensieve, llguidance, xgrammar and outlines-core in one run.
+
+    PYTHONPATH=src .venv/bin/python bench/compare.py [--sample N] [--engines a,b,...]
+        [--timeout S] [--max-rss-mib M] [--out PATH]
+
+For each engine in turn (one child process per engine, see :mod:`bench.worker`), for each
+schema of the MaskBench dev split (or an even ``--sample`` of it):
+
+1. compile the schema and compute the first mask: *time to first mask*, with a timeout;
+   compile errors, timeouts, crashes and memory over the cap are counted, never fatal;
+2. for each instance (``json.dumps(data, ensure_ascii=False)``, Llama-3 tokens), compute a
+   mask before each token (timed), check the token is allowed, accept it; at the end check
+   that EOS is allowed. A valid instance should pass; an invalid one should be stopped by
+   some token or by EOS.
+
+Prints markdown tables (compile and mask percentiles, ratio of each peer to tokensieve,
+outcome counts, memory per compiled schema) and writes the summary JSON plus a per-schema
+JSON next to it (``bench/results/``); ``bench/render.py`` turns them into
+``docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import shlex
+import statistics
+import sys
+import time
+from collections import Counter
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("tokensieve") is None:  # the dev tree, not installed
+    sys.path.append(str(ROOT / "src"))
+
+from bench.common import (  # noqa: E402
+    LLAMA3_TOKENIZER,
+    MASKBENCH_DEV,
+    RESULTS_DIR,
+    Case,
+    load_maskbench,
+    machine_description,
+    summarize,
+)
+from bench.peers import ENGINES  # noqa: E402
+from bench.render import markdown_report  # noqa: E402
+from bench.worker import CaseResult, EngineUnavailable, EngineWorker  # noqa: E402
+
+BASELINE = "tokensieve"
+STATUSES = ("compiled", "compile_error", "timeout", "crash", "oom")
+INSTANCE_OUTCOMES = (
+    "accepted", "rejected_token", "rejected_eos", "refused",
+    "engine_error", "timeout", "crash", "oom", "not_run",
+)
+
+
+# --------------------------------------------------------------------------- running
+def run_engine(
+    engine: str, cases: Sequence[Case], timeout_s: float, max_rss: int, progress_every: int = 100
+) -> tuple[dict[str, Any], list[CaseResult]]:
+    """All cases under one engine; returns the engine's metadata and one result per case."""
+    worker = EngineWorker(engine, timeout_s, max_rss)
+    results: list[CaseResult] = []
+    started = time.monotonic()
+    try:
+        for n, case in enumerate(cases, 1):
+            results.append(worker.run(case))
+            if n % progress_every == 0 or n == len(cases):
+                elapsed = time.monotonic() - started
+                print(f"  {engine}: {n}/{len(cases)} schemas, {elapsed:.0f} s", file=sys.stderr)
+    finally:
+        worker.close()
+    meta = {"version": worker.version, "settings": worker.settings, "restarts": worker.restarts,
+            "wall_s": round(time.monotonic() - started, 1)}
+    return meta, results
+
+
+# --------------------------------------------------------------------------- aggregation
+def instance_counts(results: Sequence[CaseResult], cases: Sequence[Case]) -> dict[str, dict[str, int]]:
+    """Instance verdicts by label; instances of schemas that did not compile are ``not_run``."""
+    counts = {"valid": Counter[str](), "invalid": Counter[str]()}
+    for res, case in zip(results, cases, strict=True):
+        if res.status != "compiled":
+            for inst in case.instances:
+                counts["valid" if inst.valid else "invalid"]["not_run"] += 1
+            continue
+        for inst_res in res.instances:
+            counts["valid" if inst_res.valid else "invalid"][inst_res.outcome] += 1
+    return {label: {o: c[o] for o in INSTANCE_OUTCOMES} for label, c in counts.items()}
+
+
+def _median(values: list[int]) -> float | None:
+    return float(statistics.median(values)) if values else None
+
+
+def summarize_engine(
+    results: Sequence[CaseResult], cases: Sequence[Case], common: set[str]
+) -> dict[str, Any]:
+    """Outcome counts, time percentiles and memory for one engine.
+
+    ``common`` names the schemas every engine compiled: percentiles over them compare like
+    with like (each engine's own percentiles cover the schemas *it* compiled).
+    """
+    compiled = [r for r in results if r.status == "compiled"]
+    masks = [t for r in compiled for t in r.mask_times]
+    errors = Counter(r.error.split(":")[0] + ": " + r.error.split(":", 1)[-1].strip()[:80]
+                     for r in results if r.status == "compile_error")
+    in_common = [r for r in compiled if r.name in common]
+    return {
+        "schemas": {s: sum(r.status == s for r in results) for s in STATUSES} | {"total": len(results)},
+        "instances": instance_counts(results, cases),
+        "compile_s": summarize([r.compile_s for r in compiled if r.compile_s is not None]),
+        "mask_s": summarize(masks),
+        "accept_s": summarize([t for r in compiled for t in r.accept_times]),
+        "memory": {
+            "reported_median_bytes": _median(
+                [r.memory_reported for r in compiled if r.memory_reported is not None]),
+            "rss_delta_median_bytes": _median([r.rss_delta for r in compiled if r.rss_delta is not None]),
+        },
+        "common_schemas": {
+            "n": len(in_common),
+            "compile_s": summarize([r.compile_s for r in in_common if r.compile_s is not None]),
+            "mask_s": summarize([t for r in in_common for t in r.mask_times]),
+        },
+        "top_compile_errors": errors.most_common(10),
+    }
+
+
+def case_record(res: CaseResult) -> dict[str, Any]:
+    """The per-schema line of the detail file."""
+    outcomes = Counter(f"{'valid' if i.valid else 'invalid'}_{i.outcome}" for i in res.instances)
+    details = [f"{'valid' if i.valid else 'invalid'} {i.outcome}: {i.detail}" for i in res.instances
+               if i.detail and (i.valid or i.outcome not in ("rejected_token", "rejected_eos"))]
+    masks = sorted(res.mask_times)
+    return {
+        "name": res.name,
+        "status": res.status,
+        "error": res.error,
+        "compile_s": res.compile_s,
+        "memory_reported": res.memory_reported,
+        "rss_delta": res.rss_delta,
+        "masks": len(masks),
+        "mask_p50_s": masks[len(masks) // 2] if masks else None,
+        "mask_max_s": masks[-1] if masks else None,
+        "outcomes": dict(outcomes),
+        "unexpected": details[:5],
+    }
+
+
+def ratios(engines: dict[str, dict[str, Any]]) -> dict[str, dict[str, dict[str, float]]]:
+    """Each peer's percentile divided by tokensieve's (above 1: tokensieve is faster)."""
+    base = engines.get(BASELINE)
+    out: dict[str, dict[str, dict[str, float]]] = {}
+    if base is None:
+        return out
+    for name, summary in engines.items():
+        if name == BASELINE:
+            continue
+        out[name] = {}
+        for metric in ("compile_s", "mask_s"):
+            out[name][metric] = {
+                k: summary[metric][k] / base[metric][k]
+                for k in summary[metric]
+                if k not in ("n", "mean") and base[metric].get(k)
+            }
+    return out
+
+
+# --------------------------------------------------------------------------- main
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sample", type=int, default=0,
+                    help="an even, deterministic sample of N schemas (0: all)")
+    ap.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated, from {','.join(ENGINES)}")
+    ap.add_argument("--timeout", type=float, default=30.0,
+                    help="seconds for one compile (time to first mask) and for one instance")
+    ap.add_argument("--max-rss-mib", type=int, default=6144, help="kill an engine's child above this memory")
+    ap.add_argument("--out", type=Path,
+                    help="summary JSON (default: bench/results/maskbench_dev_<sampleN|full>.json)")
+    return ap.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = parse_args(argv)
+    engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    unknown = [e for e in engines if e not in ENGINES]
+    if unknown:
+        raise SystemExit(f"unknown engine(s) {unknown}; known: {', '.join(ENGINES)}")
+    out = args.out or RESULTS_DIR / f"maskbench_dev_{f'sample{args.sample}' if args.sample else 'full'}.json"
+
+    t0 = time.monotonic()
+    cases = load_maskbench(args.sample)
+    n_inst = sum(len(c.instances) for c in cases)
+    elapsed = time.monotonic() - t0
+    print(f"{len(cases)} schemas, {n_inst} instances, tokenized in {elapsed:.1f} s", file=sys.stderr)
+
+    metas: dict[str, dict[str, Any]] = {}
+    all_results: dict[str, list[CaseResult]] = {}
+    for engine in engines:
+        print(f"running {engine}", file=sys.stderr)
+        try:
+            metas[engine], all_results[engine] = run_engine(
+                engine, cases, args.timeout, args.max_rss_mib * 2**20)
+        except EngineUnavailable as exc:
+            print(f"  skipped: {exc}", file=sys.stderr)
+
+    compiled_sets = [{r.name for r in rs if r.status == "compiled"} for rs in all_results.values()]
+    common = set.intersection(*compiled_sets) if compiled_sets else set()
+    summaries = {e: metas[e] | summarize_engine(rs, cases, common) for e, rs in all_results.items()}
+    report = {
+        "benchmark": "maskbench-dev",
+        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "command": "PYTHONPATH=src .venv/bin/python bench/compare.py " + " ".join(
+            shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
+        "data": str(MASKBENCH_DEV.relative_to(ROOT.parent)),
+        "tokenizer": str(LLAMA3_TOKENIZER.relative_to(ROOT.parent)),
+        "schemas": len(cases),
+        "instances": n_inst,
+        "timeout_s": args.timeout,
+        "max_rss_mib": args.max_rss_mib,
+        "machine": machine_description(),
+        "engines": summaries,
+        "ratios_vs_tokensieve": ratios(summaries),
+    }
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    detail = out.with_name(out.stem + "_cases.json")
+    detail.write_text(json.dumps({e: [case_record(r) for r in rs] for e, rs in all_results.items()},
+                                 indent=0) + "\n", encoding="utf-8")
+    print(markdown_report(report))
+    print(f"\nwrote {out} and {detail}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,248 @@
+"""Run one engine in a child process, so that a hang, a crash or runaway memory is an outcome.
+
+The parent (:class:`EngineWorker`) sends one :class:`~bench.common.Case` at a time; the child
+(:func:`worker_main`) compiles it, times the first mask, then runs each instance and streams
+one message per instance back. The parent waits for every message with a timeout and watches
+the child's resident memory; on a timeout, a dead child or memory over the cap it kills the
+child, records the outcome and starts a fresh child for the next case.
+
+Timing happens in the child with ``time.perf_counter_ns`` around the engine calls only, so
+the pipe and the parent's polling never enter the numbers.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing as mp
+import time
+from array import array
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any
+
+from .common import Case, Engine, release_free_memory, rss_bytes
+
+# Seconds an engine may take to load its tokenizer before the run gives up on it.
+STARTUP_TIMEOUT_S = 600.0
+# How often the parent checks the child's memory while waiting (does not affect timings).
+POLL_S = 0.05
+
+
+# --------------------------------------------------------------------------- results
+@dataclass
+class InstanceResult:
+    """What happened to one instance: its label and the engine's verdict.
+
+    ``outcome`` is ``"accepted"`` (every token allowed and EOS allowed at the end),
+    ``"rejected_token"`` (a token was masked out), ``"rejected_eos"`` (all tokens allowed,
+    EOS not), ``"refused"`` (the mask allowed a token that ``accept`` then refused),
+    ``"engine_error"`` (the engine raised or entered an error state) or ``"timeout"`` /
+    ``"crash"`` / ``"oom"`` (the child was killed or died).
+    """
+
+    valid: bool
+    outcome: str
+    detail: str = ""
+
+
+@dataclass
+class CaseResult:
+    """One case under one engine: compile outcome and time, memory, instance verdicts, times.
+
+    ``status`` is ``"compiled"``, ``"compile_error"``, ``"timeout"``, ``"crash"`` or ``"oom"``
+    (the last three for the compile step). Times are in seconds. ``mask_times`` holds every
+    mask computed for the instances (the first mask of the compile step is part of
+    ``compile_s``, time to first mask, and not repeated there).
+    """
+
+    name: str
+    group: str
+    status: str
+    error: str = ""
+    compile_s: float | None = None
+    memory_reported: int | None = None
+    rss_delta: int | None = None
+    instances: list[InstanceResult] = field(default_factory=list)
+    mask_times: array = field(default_factory=lambda: array("d"))
+    accept_times: array = field(default_factory=lambda: array("d"))
+
+
+# --------------------------------------------------------------------------- child side
+def _run_instance(engine: Engine, compiled: Any, tokens: list[int], valid: bool, conn: Connection) -> None:
+    """Feed ``tokens`` one by one, timing each mask and accept; send the verdict and times."""
+    masks = array("d")
+    accepts = array("d")
+    outcome, detail = "accepted", ""
+    clock = time.perf_counter_ns
+    try:
+        session = engine.session(compiled)
+        for i, token in enumerate(tokens):
+            t0 = clock()
+            session.fill()
+            masks.append((clock() - t0) * 1e-9)
+            error = session.error()
+            if error:
+                outcome, detail = "engine_error", error
+                break
+            if not session.allowed(token):
+                outcome, detail = "rejected_token", f"token {i} ({token})"
+                break
+            t0 = clock()
+            ok = session.accept(token)
+            accepts.append((clock() - t0) * 1e-9)
+            if not ok:
+                outcome, detail = "refused", f"token {i} ({token}) allowed by the mask, refused by accept"
+                break
+        else:
+            t0 = clock()
+            session.fill()
+            masks.append((clock() - t0) * 1e-9)
+            error = session.error()
+            if error:
+                outcome, detail = "engine_error", error
+            elif not session.eos_allowed():
+                outcome = "rejected_eos"
+    except Exception as exc:  # any engine failure is an outcome of this instance, not of the run
+        outcome, detail = "engine_error", f"{type(exc).__name__}: {exc}"[:300]
+    conn.send(("instance", InstanceResult(valid, outcome, detail), masks.tobytes(), accepts.tobytes()))
+
+
+def _run_case(engine: Engine, case: Case, conn: Connection) -> None:
+    gc.collect()
+    release_free_memory()
+    rss0 = rss_bytes()
+    t0 = time.perf_counter_ns()
+    try:
+        compiled = engine.compile(case.kind, case.source)
+        first = engine.session(compiled)
+        first.fill()
+        error = first.error()
+        if error:  # llguidance reports some grammar problems only at the first mask
+            raise RuntimeError(error)
+    except Exception as exc:  # a grammar the engine rejects (or fails on) is an outcome
+        conn.send(("compile_error", f"{type(exc).__name__}: {exc}"[:300]))
+        return
+    compile_s = (time.perf_counter_ns() - t0) * 1e-9
+    conn.send(("compiled", compile_s, engine.memory_bytes(compiled), rss_bytes() - rss0))
+    for inst in case.instances:
+        _run_instance(engine, compiled, inst.tokens, inst.valid, conn)
+    del compiled
+
+
+def worker_main(engine_name: str, conn: Connection) -> None:
+    """Child entry point: load the engine, then serve cases until the parent sends ``None``."""
+    from .peers import load_engine
+
+    engine = load_engine(engine_name)
+    conn.send(("ready", engine.version(), engine.settings()))
+    while True:
+        case = conn.recv()
+        if case is None:
+            return
+        _run_case(engine, case, conn)
+
+
+# --------------------------------------------------------------------------- parent side
+class EngineUnavailable(RuntimeError):
+    """The engine could not even start (not installed, tokenizer failed to load)."""
+
+
+class EngineWorker:
+    """The parent's handle on one engine's child process; restarts the child when needed."""
+
+    def __init__(self, engine: str, timeout_s: float, max_rss_bytes: int) -> None:
+        self.engine = engine
+        self.timeout_s = timeout_s
+        self.max_rss_bytes = max_rss_bytes
+        self.version = ""
+        self.settings = ""
+        self.restarts = 0
+        self._ctx = mp.get_context("spawn")  # a clean interpreter: no state inherited from the parent
+        self._proc: Any = None
+        self._conn: Connection | None = None
+
+    # -- process management
+    def _start(self) -> None:
+        parent, child = self._ctx.Pipe()
+        self._proc = self._ctx.Process(target=worker_main, args=(self.engine, child), daemon=True)
+        self._proc.start()
+        child.close()
+        self._conn = parent
+        kind, payload = self._wait(STARTUP_TIMEOUT_S)
+        if kind != "ready":
+            self._kill()
+            raise EngineUnavailable(f"{self.engine} failed to start: {kind} {payload}")
+        self.version, self.settings = payload[1], payload[2]
+
+    def _kill(self) -> None:
+        if self._proc is not None:
+            self._proc.kill()
+            self._proc.join()
+        if self._conn is not None:
+            self._conn.close()
+        self._proc = self._conn = None
+
+    def close(self) -> None:
+        """Stop the child (politely if it is idle)."""
+        if self._conn is not None and self._proc is not None and self._proc.is_alive():
+            try:
+                self._conn.send(None)
+                self._proc.join(timeout=10)
+            except (BrokenPipeError, OSError):
+                pass
+        self._kill()
+
+    def _wait(self, timeout_s: float) -> tuple[str, Any]:
+        """The child's next message, or ``("timeout"|"crash"|"oom", detail)``."""
+        assert self._conn is not None and self._proc is not None
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                if self._conn.poll(POLL_S):
+                    msg = self._conn.recv()
+                    return msg[0], msg
+            except (EOFError, OSError):
+                pass  # the child died; reported below
+            if not self._proc.is_alive():
+                self._proc.join()
+                return "crash", f"exit code {self._proc.exitcode}"
+            try:
+                rss = rss_bytes(self._proc.pid)
+            except OSError:
+                continue  # exiting right now; the next round reports it
+            if rss > self.max_rss_bytes:
+                return "oom", f"resident memory {rss / 2**20:.0f} MiB over the cap"
+            if time.monotonic() > deadline:
+                return "timeout", f"no answer within {timeout_s:g} s"
+
+    # -- one case
+    def run(self, case: Case) -> CaseResult:
+        """Compile ``case`` and run its instances; never raises for engine misbehaviour."""
+        if self._proc is None:
+            self._start()
+        assert self._conn is not None
+        self._conn.send(case)
+        kind, msg = self._wait(self.timeout_s)
+        if kind == "compile_error":
+            return CaseResult(case.name, case.group, "compile_error", error=msg[1])
+        if kind != "compiled":
+            self._restart()
+            return CaseResult(case.name, case.group, kind, error=str(msg))
+        result = CaseResult(case.name, case.group, "compiled",
+                            compile_s=msg[1], memory_reported=msg[2], rss_delta=msg[3])
+        for n in range(len(case.instances)):
+            kind, msg = self._wait(self.timeout_s)
+            if kind != "instance":
+                # The child hung or died on this instance: it and the rest of the case get the outcome.
+                self._restart()
+                for rest in case.instances[n:]:
+                    result.instances.append(InstanceResult(rest.valid, kind, str(msg)))
+                break
+            result.instances.append(msg[1])
+            result.mask_times.frombytes(msg[2])
+            result.accept_times.frombytes(msg[3])
+        return result
+
+    def _restart(self) -> None:
+        self._kill()
+        self.restarts += 1  # the next run() starts a fresh child
