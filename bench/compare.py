@@ -203,6 +203,7 @@ def main(argv: Sequence[str] | None = None) -> None:
 
     metas: dict[str, dict[str, Any]] = {}
     all_results: dict[str, list[CaseResult]] = {}
+    report: dict[str, Any] = {}
     for engine in engines:
         print(f"running {engine}", file=sys.stderr)
         try:
@@ -210,11 +211,26 @@ def main(argv: Sequence[str] | None = None) -> None:
                 engine, cases, args.timeout, args.max_rss_mib * 2**20)
         except EngineUnavailable as exc:
             print(f"  skipped: {exc}", file=sys.stderr)
+            continue
+        # Written after every engine, so a long run that is stopped keeps what it measured.
+        report = build_report(args, argv, cases, metas, all_results)
+        write_results(out, report, all_results)
+    print(markdown_report(report))
+    print(f"\nwrote {out} and its _cases.json", file=sys.stderr)
 
+
+def build_report(
+    args: argparse.Namespace,
+    argv: Sequence[str] | None,
+    cases: Sequence[Case],
+    metas: dict[str, dict[str, Any]],
+    all_results: dict[str, list[CaseResult]],
+) -> dict[str, Any]:
+    """The summary document: setup, machine, per-engine summaries and ratios."""
     compiled_sets = [{r.name for r in rs if r.status == "compiled"} for rs in all_results.values()]
     common = set.intersection(*compiled_sets) if compiled_sets else set()
     summaries = {e: metas[e] | summarize_engine(rs, cases, common) for e, rs in all_results.items()}
-    report = {
+    return {
         "benchmark": "maskbench-dev",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "command": "PYTHONPATH=src .venv/bin/python bench/compare.py " + " ".join(
@@ -222,21 +238,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         "data": str(MASKBENCH_DEV.relative_to(ROOT.parent)),
         "tokenizer": str(LLAMA3_TOKENIZER.relative_to(ROOT.parent)),
         "schemas": len(cases),
-        "instances": n_inst,
+        "instances": sum(len(c.instances) for c in cases),
         "timeout_s": args.timeout,
         "max_rss_mib": args.max_rss_mib,
         "machine": machine_description(),
         "engines": summaries,
         "ratios_vs_tokensieve": ratios(summaries),
     }
+
+
+def write_results(out: Path, report: dict[str, Any], all_results: dict[str, list[CaseResult]]) -> None:
+    """The summary JSON at ``out`` and the per-schema records next to it (``*_cases.json``)."""
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    detail = out.with_name(out.stem + "_cases.json")
-    detail.write_text(json.dumps({e: [case_record(r) for r in rs] for e, rs in all_results.items()},
-                                 indent=0) + "\n", encoding="utf-8")
-    print(markdown_report(report))
-    print(f"\nwrote {out} and {detail}", file=sys.stderr)
-
+    detail = {e: [case_record(r) for r in rs] for e, rs in all_results.items()}
+    out.with_name(out.stem + "_cases.json").write_text(json.dumps(detail, indent=0) + "\n", encoding="utf-8")
 
 if __name__ == "__main__":
     main()
