@@ -219,7 +219,13 @@ class EngineWorker:
     def run(self, case: Case) -> CaseResult:
         """Compile ``case`` and run its instances; never raises for engine misbehaviour."""
         if self._proc is None:
-            self._start()
+            try:
+                self._start()
+            except EngineUnavailable as exc:
+                if not self.version:
+                    raise  # never started: the engine is unusable, not this case
+                # A restart after a crash failed: count it against this case and retry on the next.
+                return CaseResult(case.name, case.group, "crash", error=str(exc))
         assert self._conn is not None
         self._conn.send(case)
         kind, msg = self._wait(self.timeout_s)
