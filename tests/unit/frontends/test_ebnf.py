@@ -52,6 +52,60 @@ num   ::= [0-9]+ ws
 ws    ::= [ \t\n]*
 """
 
+LLAMA_CHESS = r"""
+# Specifies chess moves as a list in algebraic notation, using PGN conventions
+
+# Force first move to "1. ", then any 1-2 digit number after, relying on model to follow the pattern
+root    ::= "1. " move " " move "\n" ([1-9] [0-9]? ". " move " " move "\n")+
+move    ::= (pawn | nonpawn | castle) [+#]?
+
+# piece type, optional file/rank, optional capture, dest file & rank
+nonpawn ::= [NBKQR] [a-h]? [1-8]? "x"? [a-h] [1-8]
+
+# optional file & capture, dest file & rank, optional promotion
+pawn    ::= ([a-h] "x")? [a-h] [1-8] ("=" [NBKQR])?
+
+castle  ::= "O-O" "-O"?
+"""
+
+LLAMA_JAPANESE = r"""
+# A probably incorrect grammar for Japanese
+root        ::= jp-char+ ([ \t\n] jp-char+)*
+jp-char     ::= hiragana | katakana | punctuation | cjk
+hiragana    ::= [ぁ-ゟ]
+katakana    ::= [ァ-ヿ]
+punctuation ::= [、-〾]
+cjk         ::= [一-鿿]
+"""
+
+LLAMA_LIST = r"""
+root ::= item+
+
+# Excludes various line break characters
+item ::= "- " [^\r\n\x0b\x0c\x85\u2028\u2029]+ "\n"
+"""
+
+
+@pytest.mark.parametrize(
+    ("grammar", "accepted", "rejected"),
+    [
+        (
+            LLAMA_CHESS,
+            ["1. e4 e5\n2. Nf3 Nc6\n", "1. e4 e5\n2. O-O-O exd8=Q#\n"],
+            ["1. e4 e5\n", "1. e9 e5\n2. a1 a2\n"],
+        ),
+        (LLAMA_JAPANESE, ["こんにちは 世界", "カタカナ、"], ["hello", "こんにちは  世界"]),
+        (LLAMA_LIST, ["- milk\n- eggs\n"], ["- milk", "- a\u2028b\n", "-\n"]),
+    ],
+    ids=["chess", "japanese", "list"],
+)
+def test_more_llama_cpp_grammars(grammar: str, accepted: list[str], rejected: list[str]) -> None:
+    oracle = Oracle(parse_ebnf(grammar))
+    for text in accepted:
+        assert oracle.is_complete(text.encode()), text
+    for text in rejected:
+        assert not oracle.is_complete(text.encode()), text
+
 
 def test_llama_cpp_json_grammar() -> None:
     oracle = Oracle(parse_ebnf(LLAMA_JSON))
