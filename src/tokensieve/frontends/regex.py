@@ -32,12 +32,14 @@ Repetition is built as :class:`~tokensieve.ir.Repeat` nodes, never unrolled here
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from ..errors import GrammarSyntaxError
 from ..ir import EMPTY, Alt, Expr, Grammar, Repeat, Seq, alt, seq
 from . import charsets
-from .regex_parser import Anchor, Chars, Concat, Node, Quant, Union, parse_regex_ast
+from .regex_parser import Anchor, Chars, Concat, Look, Node, Quant, Union, parse_regex_ast
 
-__all__ = ["any_text", "parse_regex", "regex_grammar"]
+__all__ = ["RegexConstraints", "any_text", "parse_regex", "parse_regex_constraints", "regex_grammar"]
 
 # A lowered node, split by how it is anchored: (anchored at start, anchored at end) -> expr.
 _Split = dict[tuple[bool, bool], Expr]
@@ -55,16 +57,54 @@ def parse_regex(pattern: str, *, search: bool = False) -> Expr:
     """
     if not isinstance(pattern, str):
         raise TypeError(f"regex pattern must be a str, not {type(pattern).__name__}")
-    split = _lower(parse_regex_ast(pattern))
-    if not search:
-        return alt(*split.values())
-    anything = any_text()
-    return alt(
-        *(
-            seq(EMPTY if start else anything, expr, EMPTY if end else anything)
-            for (start, end), expr in split.items()
-        )
+    return _finish(_lower(parse_regex_ast(pattern)), search)
+
+
+@dataclass(frozen=True)
+class RegexConstraints:
+    """A pattern with lookaheads, as regular languages to intersect.
+
+    A text matches the pattern iff it is in ``language``, in every language of
+    ``required`` and in none of ``forbidden``. The IR has no intersection, so the caller
+    combines them (the JSON Schema front-end does, with byte automata).
+    """
+
+    language: Expr
+    required: tuple[Expr, ...] = ()
+    forbidden: tuple[Expr, ...] = ()
+
+
+def parse_regex_constraints(pattern: str, *, search: bool = False) -> RegexConstraints:
+    """Like :func:`parse_regex`, but also accepts lookaheads at the start of the pattern.
+
+    ``^(?=A)(?!B)C`` (and, in full-match mode, ``(?=A)C`` without ``^``) becomes
+    ``language`` = ``^C``, ``required`` = [texts starting with a match of ``A``],
+    ``forbidden`` = [texts starting with a match of ``B``] (a ``$`` inside a lookahead
+    pins its match to the end of the text). A lookahead anywhere else is an error.
+    """
+    if not isinstance(pattern, str):
+        raise TypeError(f"regex pattern must be a str, not {type(pattern).__name__}")
+    node = parse_regex_ast(pattern)
+    items = node.items if isinstance(node, Concat) else (node,)
+    head: tuple[Node, ...] = ()
+    if items and isinstance(items[0], Anchor) and items[0].start:
+        head, items = items[:1], items[1:]
+    looks: list[Look] = []
+    if head or not search:  # the lookaheads are at the start of the text
+        while items and isinstance(items[0], Look):
+            looks.append(items[0])
+            items = items[1:]
+    language = _finish(_lower(Concat(head + items, node.pos)), search)
+    return RegexConstraints(
+        language,
+        required=tuple(_texts_starting_with(look) for look in looks if not look.negative),
+        forbidden=tuple(_texts_starting_with(look) for look in looks if look.negative),
     )
+
+
+def _texts_starting_with(look: Look) -> Expr:
+    """The texts a lookahead at position 0 accepts: a match of its body, then anything."""
+    return _finish(_lower(Concat((Anchor(True, look.pos), look.item), look.pos)), search=True)
 
 
 def regex_grammar(pattern: str, *, search: bool = False) -> Grammar:
@@ -75,6 +115,19 @@ def regex_grammar(pattern: str, *, search: bool = False) -> Grammar:
 def any_text() -> Expr:
     """Any sequence of Unicode characters (surrogates excluded), newlines included."""
     return Repeat(charsets.utf8(tuple(charsets.ANY)), 0, None)
+
+
+def _finish(split: _Split, search: bool) -> Expr:
+    """One expression from the anchor split: search mode pads the unanchored sides."""
+    if not search:
+        return alt(*split.values())
+    anything = any_text()
+    return alt(
+        *(
+            seq(EMPTY if start else anything, expr, EMPTY if end else anything)
+            for (start, end), expr in split.items()
+        )
+    )
 
 
 def _lower(node: Node) -> _Split:
@@ -100,6 +153,12 @@ def _lower(node: Node) -> _Split:
         return result
     if isinstance(node, Quant):
         return _repeat(_lower(node.item), node)
+    if isinstance(node, Look):
+        what = "negative lookahead '(?!...)'" if node.negative else "lookahead '(?=...)'"
+        raise GrammarSyntaxError(
+            f"{what} is not supported in this position",
+            line=1, column=node.pos + 1, source="regex",
+        )  # fmt: skip
     raise TypeError(f"unknown regex node {node!r}")
 
 

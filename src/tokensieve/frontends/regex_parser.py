@@ -5,10 +5,12 @@ of ranges, with case-insensitivity already applied), concatenation, alternation,
 repetition and the two anchors. Groups disappear (capturing is irrelevant to a
 recognizer); lazy quantifiers are the same language as greedy ones.
 
-Every construct the recognizer cannot honour exactly raises :class:`GrammarSyntaxError`
-naming it, with ``line=1`` and ``column`` = the 1-based character offset where it starts:
-lookaround, backreferences, word boundaries, atomic groups and possessive quantifiers
-(both change the language), conditionals, and inline flags other than ``i``, ``s``, ``u``.
+Lookaheads become :class:`Look` nodes; :mod:`.regex` decides where they can be honoured.
+Every other construct the recognizer cannot honour exactly raises
+:class:`GrammarSyntaxError` naming it, with ``line=1`` and ``column`` = the 1-based
+character offset where it starts: lookbehind, backreferences, word boundaries, atomic
+groups and possessive quantifiers (both change the language), conditionals, and inline
+flags other than ``i``, ``s``, ``u``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from ..errors import GrammarSyntaxError
 from . import charsets
 from .charsets import CharSet
 
-__all__ = ["Anchor", "Chars", "Concat", "Node", "Quant", "Union", "parse_regex_ast"]
+__all__ = ["Anchor", "Chars", "Concat", "Look", "Node", "Quant", "Union", "parse_regex_ast"]
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,16 @@ class Anchor:
     pos: int
 
 
-Node = Chars | Concat | Union | Quant | Anchor
+@dataclass(frozen=True)
+class Look:
+    """A lookahead ``(?=item)`` (``negative=False``) or ``(?!item)``; ``pos`` is its '('."""
+
+    item: Node
+    negative: bool
+    pos: int
+
+
+Node = Chars | Concat | Union | Quant | Anchor | Look
 
 
 @dataclass(frozen=True)
@@ -263,15 +274,23 @@ class _Parser:
     def group(self, flags: _Flags) -> Node:
         pos = self.i
         self.i += 1
+        if self.startswith("?=") or self.startswith("?!"):  # lookahead: see regex.py for its uses
+            negative = self.peek(1) == "!"
+            self.i += 2
+            return Look(self.group_body(flags, pos), negative, pos)
         inner_flags: _Flags | None = flags
         if self.peek() == "?":
             inner_flags = self.group_prefix(flags, pos)
         if inner_flags is None:  # a (?#comment) matches the empty string
             return Concat((), pos)
+        return self.group_body(inner_flags, pos)
+
+    def group_body(self, flags: _Flags, pos: int) -> Node:
+        """The alternation inside a group and its ')'; ``pos`` is the '('."""
         if self.depth >= MAX_NESTING:
             raise self.error(f"groups nested more than {MAX_NESTING} deep", pos)
         self.depth += 1
-        node = self.alternation(inner_flags)
+        node = self.alternation(flags)
         self.depth -= 1
         if self.peek() != ")":
             raise self.error("missing ')': unterminated group", pos)
@@ -285,8 +304,6 @@ class _Parser:
         for prefix, what in (
             ("?<=", "lookbehind"),
             ("?<!", "negative lookbehind"),
-            ("?=", "lookahead"),
-            ("?!", "negative lookahead"),
             ("?>", "atomic groups"),
             ("?P=", "backreferences"),
             ("?(", "conditional groups"),

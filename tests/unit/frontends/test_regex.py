@@ -12,8 +12,8 @@ from tests.oracle import Oracle
 
 from tokensieve.errors import GrammarSyntaxError
 from tokensieve.frontends import charsets
-from tokensieve.frontends.regex import parse_regex, regex_grammar
-from tokensieve.ir import Repeat
+from tokensieve.frontends.regex import RegexConstraints, parse_regex, parse_regex_constraints, regex_grammar
+from tokensieve.ir import Grammar, Repeat
 
 # ----------------------------------------------------------------------------- random patterns
 
@@ -221,3 +221,57 @@ def test_any_input_parses_or_raises_a_syntax_error(pattern: str, search: bool) -
         parse_regex(pattern, search=search)
     except GrammarSyntaxError as err:
         assert 1 <= err.column <= len(pattern) + 1
+
+
+def _matches(constraints: RegexConstraints, text: str) -> bool:
+    data = text.encode()
+    return (
+        Oracle(Grammar({"root": constraints.language})).is_complete(data)
+        and all(Oracle(Grammar({"root": r})).is_complete(data) for r in constraints.required)
+        and not any(Oracle(Grammar({"root": f})).is_complete(data) for f in constraints.forbidden)
+    )
+
+
+@pytest.mark.parametrize(
+    ("pattern", "search", "texts"),
+    [
+        ("^(?!pattern$).*$", True, ["pattern", "patterns", "x", "", "pattern\n"]),
+        ("^(?=[^=]+$)(?!\\s+$)(.|\\n)+$", True, ["a=b", "ab", "  ", " a ", "", "a\nb"]),
+        ("^(?=.*\\d)(?=.*[a-z]).{6,}$", True, ["abc123", "abcdef", "123456", "ab1", "xx1yyyy"]),
+        ("(?=a)(?!ab$)\\w+", False, ["a", "ab", "abc", "b", ""]),
+        ("^(?=ab)", True, ["ab", "abc", "a", "xab"]),
+    ],
+)
+def test_leading_lookaheads_as_constraints(pattern: str, search: bool, texts: list[str]) -> None:
+    constraints = parse_regex_constraints(pattern, search=search)
+    python = _python(pattern.replace("$", "\\Z"))
+    for text in texts:
+        expected = python.search(text) if search else python.fullmatch(text)
+        assert _matches(constraints, text) == bool(expected), text
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    looks=st.lists(st.tuples(st.booleans(), patterns, st.booleans()), min_size=1, max_size=2),
+    body=patterns,
+    texts=st.lists(texts, max_size=4),
+)
+def test_random_leading_lookaheads(looks: list[tuple[bool, str, bool]], body: str, texts: list[str]) -> None:
+    prefix = "".join(f"(?{'!' if neg else '='}{p}{'$' if end else ''})" for neg, p, end in looks)
+    pattern = "^" + prefix + body
+    constraints = parse_regex_constraints(pattern, search=True)
+    python = _python(pattern.replace("$", "\\Z"))
+    for text in texts:
+        assert _matches(constraints, text) == bool(python.search(text)), (pattern, text)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "search", "column"),
+    [("a(?=b)", False, 2), ("(?=a)b", True, 1), ("^a(?!b)", True, 3), ("^(?=(?=a))", True, 5)],
+)
+def test_lookaheads_elsewhere_are_errors(pattern: str, search: bool, column: int) -> None:
+    with pytest.raises(GrammarSyntaxError) as info:
+        parse_regex_constraints(pattern, search=search)
+    assert info.value.column == column
+    assert "lookahead" in info.value.message
+    assert parse_regex_constraints("^ab", search=True).required == ()
