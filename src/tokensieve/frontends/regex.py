@@ -26,6 +26,10 @@ redundant. With ``search=True`` (JSON Schema ``pattern``), a match that passed n
 may be preceded by any text, and one that passed no ``$`` followed by any text: ``abc``
 means "contains abc", ``^abc`` "starts with abc".
 
+Lookaheads cannot be expressed in the IR (it has no intersection). :func:`parse_regex`
+rejects them; :func:`parse_regex_constraints` accepts them at the start of the text
+(``^(?!pattern$).*$``, ``^(?=.*\\d).{8,}$``) and returns the languages to intersect.
+
 Repetition is built as :class:`~tokensieve.ir.Repeat` nodes, never unrolled here, so
 ``(a{1000}){1000}`` is cheap to parse; the compiler enforces size limits.
 """
