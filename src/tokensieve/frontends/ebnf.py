@@ -76,10 +76,13 @@ class _Parser:
 
     # ---------------------------------------------------------------- helpers
 
-    def error(self, message: str, pos: int | None = None) -> GrammarSyntaxError:
-        pos = self.i if pos is None else pos
+    def location(self, pos: int) -> tuple[int, int]:
+        """1-based (line, column) of a text offset."""
         line = bisect.bisect_right(self.line_starts, pos)
-        column = pos - self.line_starts[line - 1] + 1
+        return line, pos - self.line_starts[line - 1] + 1
+
+    def error(self, message: str, pos: int | None = None) -> GrammarSyntaxError:
+        line, column = self.location(self.i if pos is None else pos)
         return GrammarSyntaxError(message, line=line, column=column, source="ebnf")
 
     def peek(self, k: int = 0) -> str:
@@ -128,7 +131,7 @@ class _Parser:
             end = self.name_at(pos)
             name = self.text[pos:end]
             if name in self.definitions:
-                first = self.error("", self.definitions[name]).line
+                first, _ = self.location(self.definitions[name])
                 raise self.error(f"rule '{name}' is defined twice (first at line {first})", pos)
             self.definitions[name] = pos
             self.i = self.text.index("::=", end) + 3
