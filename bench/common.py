@@ -229,6 +229,14 @@ def rss_bytes(pid: int | None = None) -> int:
         return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user + system, all threads) a process has used so far, from ``/proc``."""
+    with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+        fields = f.read().rsplit(")", 1)[1].split()  # after the command name, which may hold spaces
+    # fields[0] is the state (field 3 of stat(5)); utime and stime are fields 14 and 15.
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def machine_description() -> dict[str, Any]:
     """CPU model, core count, memory and Python version, recorded with every result."""
     cpu = platform.processor() or "unknown"

@@ -51,7 +51,7 @@ from bench.common import (  # noqa: E402
 )
 from bench.peers import ENGINES  # noqa: E402
 from bench.render import markdown_report  # noqa: E402
-from bench.worker import CaseResult, EngineUnavailable, EngineWorker  # noqa: E402
+from bench.worker import CLOCK_NAMES, CaseResult, EngineUnavailable, EngineWorker  # noqa: E402
 
 BASELINE = "tokensieve"
 STATUSES = ("compiled", "compile_error", "timeout", "crash", "oom")
@@ -63,10 +63,10 @@ INSTANCE_OUTCOMES = (
 
 # --------------------------------------------------------------------------- running
 def run_engine(
-    engine: str, cases: Sequence[Case], timeout_s: float, max_rss: int, progress_every: int = 100
+    engine: str, cases: Sequence[Case], timeout_s: float, max_rss: int, clock: str, progress_every: int = 100
 ) -> tuple[dict[str, Any], list[CaseResult]]:
     """All cases under one engine; returns the engine's metadata and one result per case."""
-    worker = EngineWorker(engine, timeout_s, max_rss)
+    worker = EngineWorker(engine, timeout_s, max_rss, clock)
     results: list[CaseResult] = []
     started = time.monotonic()
     try:
@@ -78,7 +78,7 @@ def run_engine(
     finally:
         worker.close()
     meta = {"version": worker.version, "settings": worker.settings, "restarts": worker.restarts,
-            "wall_s": round(time.monotonic() - started, 1)}
+            "clock_overhead_ns": worker.clock_overhead, "wall_s": round(time.monotonic() - started, 1)}
     return meta, results
 
 
@@ -181,6 +181,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--engines", default=",".join(ENGINES), help=f"comma-separated, from {','.join(ENGINES)}")
     ap.add_argument("--timeout", type=float, default=30.0,
                     help="seconds for one compile (time to first mask) and for one instance")
+    ap.add_argument("--clock", choices=CLOCK_NAMES, default="cpu",
+                    help="cpu: CPU time, robust on a shared machine (timeouts in CPU seconds); "
+                         "wall: perf_counter")
     ap.add_argument("--max-rss-mib", type=int, default=6144, help="kill an engine's child above this memory")
     ap.add_argument("--out", type=Path,
                     help="summary JSON (default: bench/results/maskbench_dev_<sampleN|full>.json)")
@@ -208,7 +211,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"running {engine}", file=sys.stderr)
         try:
             metas[engine], all_results[engine] = run_engine(
-                engine, cases, args.timeout, args.max_rss_mib * 2**20)
+                engine, cases, args.timeout, args.max_rss_mib * 2**20, args.clock)
         except EngineUnavailable as exc:
             print(f"  skipped: {exc}", file=sys.stderr)
             continue
@@ -240,6 +243,7 @@ def build_report(
         "schemas": len(cases),
         "instances": sum(len(c.instances) for c in cases),
         "timeout_s": args.timeout,
+        "clock": args.clock,
         "max_rss_mib": args.max_rss_mib,
         "machine": machine_description(),
         "engines": summaries,

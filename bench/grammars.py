@@ -52,7 +52,7 @@ from bench.common import (  # noqa: E402
     summarize,
 )
 from bench.render import grammar_report  # noqa: E402
-from bench.worker import EngineUnavailable, EngineWorker  # noqa: E402
+from bench.worker import CLOCK_NAMES, EngineUnavailable, EngineWorker  # noqa: E402
 
 GRAMMAR_ENGINES = ("tokensieve", "xgrammar", "llguidance")  # outlines-core has no CFGs
 
@@ -200,7 +200,9 @@ def build_cases(n: int, seed: int = 0) -> list[Case]:
 
 
 # --------------------------------------------------------------------------- main
-def run(engines: Sequence[str], cases: Sequence[Case], timeout_s: float, max_rss: int) -> dict[str, Any]:
+def run(
+    engines: Sequence[str], cases: Sequence[Case], timeout_s: float, max_rss: int, clock: str
+) -> dict[str, Any]:
     """Every case under every engine; returns ``{"versions": ..., "grammars": ...}``."""
     versions: dict[str, str] = {}
     grammars: dict[str, dict[str, Any]] = {}
@@ -209,7 +211,7 @@ def run(engines: Sequence[str], cases: Sequence[Case], timeout_s: float, max_rss
         grammars[c.name] = {"strings": len(c.instances), "tokens": tokens, "engines": {}}
     for engine in engines:
         print(f"running {engine}", file=sys.stderr)
-        worker = EngineWorker(engine, timeout_s, max_rss)
+        worker = EngineWorker(engine, timeout_s, max_rss, clock)
         try:
             for case in cases:
                 res = worker.run(case)
@@ -234,6 +236,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ap.add_argument("--strings", type=int, default=50, help="strings per grammar")
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds for one compile and for one string")
     ap.add_argument("--max-rss-mib", type=int, default=6144)
+    ap.add_argument("--clock", choices=CLOCK_NAMES, default="cpu", help="as in bench/compare.py")
     ap.add_argument("--out", type=Path, default=RESULTS_DIR / "grammars.json")
     args = ap.parse_args(argv)
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
@@ -248,7 +251,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         "command": "PYTHONPATH=src .venv/bin/python bench/grammars.py " + " ".join(
             shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
         "machine": machine_description(),
-        **run(engines, cases, args.timeout, args.max_rss_mib * 2**20),
+        "clock": args.clock,
+        **run(engines, cases, args.timeout, args.max_rss_mib * 2**20, args.clock),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")

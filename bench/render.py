@@ -24,6 +24,10 @@ if str(ROOT) not in sys.path:
 from bench.common import PERCENTILES, RESULTS_DIR  # noqa: E402
 
 BASELINE = "tokensieve"
+CLOCK_TEXT = {
+    "cpu": "CPU time (process CPU for compiles, thread CPU for masks; clock-read cost subtracted)",
+    "wall": "wall time (perf_counter)",
+}
 LABELS = [label for label, _ in PERCENTILES]
 
 
@@ -126,7 +130,8 @@ def markdown_report(report: dict[str, Any]) -> str:
         f"Command: `{report['command']}`  ",
         f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Python {m['python']}  ",
         f"Tokenizer: `{report['tokenizer']}`; timeout {report['timeout_s']:g} s per compile and per "
-        f"instance, memory cap {report['max_rss_mib']} MiB per engine process",
+        f"instance, memory cap {report['max_rss_mib']} MiB per engine process; "
+        f"clock: {CLOCK_TEXT[report.get('clock', 'wall')]}",
         "",
         table(["engine", "version", "settings"],
               [[n, s["version"], s["settings"]] for n, s in engines.items()], text_columns=3),
@@ -173,7 +178,8 @@ def grammar_report(report: dict[str, Any]) -> str:
         f"### Grammars: any-JSON and CFGs ({report['date']})",
         "",
         f"Command: `{report['command']}`  ",
-        f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Python {m['python']}",
+        f"Machine: {m['cpu']}, {m['cores']} cores, {m['memory_gib']} GiB, Python {m['python']}; "
+        f"clock: {CLOCK_TEXT[report.get('clock', 'wall')]}",
         "",
         table(["engine", "version"], [[n, v] for n, v in report["versions"].items()], text_columns=2),
     ]

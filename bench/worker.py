@@ -6,26 +6,67 @@ one message per instance back. The parent waits for every message with a timeout
 the child's resident memory; on a timeout, a dead child or memory over the cap it kills the
 child, records the outcome and starts a fresh child for the next case.
 
-Timing happens in the child with ``time.perf_counter_ns`` around the engine calls only, so
-the pipe and the parent's polling never enter the numbers.
+Timing happens in the child around the engine calls only, so the pipe and the parent's
+polling never enter the numbers. Two clocks (see :class:`Clocks`):
+
+- ``cpu`` (default): CPU time, the process's for compiles (all threads: xgrammar compiles
+  on several) and the thread's for masks and accepts. On a shared, loaded machine it
+  measures the work, not the time slices lost to other programs; timeouts then count the
+  child's CPU seconds too (with a wall-clock backstop for a child that hangs idle).
+- ``wall``: ``perf_counter``, for a quiet machine.
+
+Reading a CPU clock is a system call (about 1 us); its cost, calibrated once per child, is
+subtracted from every interval so that microsecond masks are not inflated.
 """
 
 from __future__ import annotations
 
 import gc
 import multiprocessing as mp
+import statistics
 import time
 from array import array
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
-from .common import Case, Engine, release_free_memory, rss_bytes
+from .common import Case, Engine, cpu_seconds, release_free_memory, rss_bytes
 
 # Seconds an engine may take to load its tokenizer before the run gives up on it.
 STARTUP_TIMEOUT_S = 600.0
 # How often the parent checks the child's memory while waiting (does not affect timings).
 POLL_S = 0.05
+# With the cpu clock, a child idle this many times the timeout (wall clock) is hung.
+WALL_BACKSTOP_FACTOR = 10.0
+CLOCK_NAMES = ("cpu", "wall")
+
+
+class Clocks:
+    """The child's timers: ``compile`` and ``step`` return seconds elapsed since a start mark.
+
+    Usage: ``t0 = clocks.step_now(); ...; seconds = clocks.step_since(t0)``.
+    """
+
+    def __init__(self, name: str) -> None:
+        if name not in CLOCK_NAMES:
+            raise ValueError(f"clock must be one of {CLOCK_NAMES}, not {name!r}")
+        self.name = name
+        self.compile_now: Callable[[], int] = time.process_time_ns if name == "cpu" else time.perf_counter_ns
+        self.step_now: Callable[[], int] = time.thread_time_ns if name == "cpu" else time.perf_counter_ns
+        self.compile_overhead_ns = self._overhead(self.compile_now)
+        self.step_overhead_ns = self._overhead(self.step_now)
+
+    @staticmethod
+    def _overhead(clock: Callable[[], int]) -> int:
+        """Median cost of one clock read, as seen by a back-to-back pair."""
+        return int(statistics.median(-(clock() - clock()) for _ in range(2001)))
+
+    def compile_since(self, t0: int) -> float:
+        return max(0, self.compile_now() - t0 - self.compile_overhead_ns) * 1e-9
+
+    def step_since(self, t0: int) -> float:
+        return max(0, self.step_now() - t0 - self.step_overhead_ns) * 1e-9
 
 
 # --------------------------------------------------------------------------- results
@@ -68,18 +109,20 @@ class CaseResult:
 
 
 # --------------------------------------------------------------------------- child side
-def _run_instance(engine: Engine, compiled: Any, tokens: list[int], valid: bool, conn: Connection) -> None:
+def _run_instance(
+    engine: Engine, compiled: Any, tokens: list[int], valid: bool, clocks: Clocks, conn: Connection
+) -> None:
     """Feed ``tokens`` one by one, timing each mask and accept; send the verdict and times."""
     masks = array("d")
     accepts = array("d")
     outcome, detail = "accepted", ""
-    clock = time.perf_counter_ns
+    clock, since = clocks.step_now, clocks.step_since
     try:
         session = engine.session(compiled)
         for i, token in enumerate(tokens):
             t0 = clock()
             session.fill()
-            masks.append((clock() - t0) * 1e-9)
+            masks.append(since(t0))
             error = session.error()
             if error:
                 outcome, detail = "engine_error", error
@@ -89,14 +132,14 @@ def _run_instance(engine: Engine, compiled: Any, tokens: list[int], valid: bool,
                 break
             t0 = clock()
             ok = session.accept(token)
-            accepts.append((clock() - t0) * 1e-9)
+            accepts.append(since(t0))
             if not ok:
                 outcome, detail = "refused", f"token {i} ({token}) allowed by the mask, refused by accept"
                 break
         else:
             t0 = clock()
             session.fill()
-            masks.append((clock() - t0) * 1e-9)
+            masks.append(since(t0))
             error = session.error()
             if error:
                 outcome, detail = "engine_error", error
@@ -107,11 +150,11 @@ def _run_instance(engine: Engine, compiled: Any, tokens: list[int], valid: bool,
     conn.send(("instance", InstanceResult(valid, outcome, detail), masks.tobytes(), accepts.tobytes()))
 
 
-def _run_case(engine: Engine, case: Case, conn: Connection) -> None:
+def _run_case(engine: Engine, case: Case, clocks: Clocks, conn: Connection) -> None:
     gc.collect()
     release_free_memory()
     rss0 = rss_bytes()
-    t0 = time.perf_counter_ns()
+    t0 = clocks.compile_now()
     try:
         compiled = engine.compile(case.kind, case.source)
         first = engine.session(compiled)
@@ -122,24 +165,26 @@ def _run_case(engine: Engine, case: Case, conn: Connection) -> None:
     except Exception as exc:  # a grammar the engine rejects (or fails on) is an outcome
         conn.send(("compile_error", f"{type(exc).__name__}: {exc}"[:300]))
         return
-    compile_s = (time.perf_counter_ns() - t0) * 1e-9
+    compile_s = clocks.compile_since(t0)
     conn.send(("compiled", compile_s, engine.memory_bytes(compiled), rss_bytes() - rss0))
     for inst in case.instances:
-        _run_instance(engine, compiled, inst.tokens, inst.valid, conn)
+        _run_instance(engine, compiled, inst.tokens, inst.valid, clocks, conn)
     del compiled
 
 
-def worker_main(engine_name: str, conn: Connection) -> None:
+def worker_main(engine_name: str, clock: str, conn: Connection) -> None:
     """Child entry point: load the engine, then serve cases until the parent sends ``None``."""
     from .peers import load_engine
 
     engine = load_engine(engine_name)
-    conn.send(("ready", engine.version(), engine.settings()))
+    clocks = Clocks(clock)
+    overhead = {"compile_ns": clocks.compile_overhead_ns, "step_ns": clocks.step_overhead_ns}
+    conn.send(("ready", engine.version(), engine.settings(), overhead))
     while True:
         case = conn.recv()
         if case is None:
             return
-        _run_case(engine, case, conn)
+        _run_case(engine, case, clocks, conn)
 
 
 # --------------------------------------------------------------------------- parent side
@@ -150,12 +195,16 @@ class EngineUnavailable(RuntimeError):
 class EngineWorker:
     """The parent's handle on one engine's child process; restarts the child when needed."""
 
-    def __init__(self, engine: str, timeout_s: float, max_rss_bytes: int) -> None:
+    def __init__(self, engine: str, timeout_s: float, max_rss_bytes: int, clock: str = "cpu") -> None:
+        if clock not in CLOCK_NAMES:
+            raise ValueError(f"clock must be one of {CLOCK_NAMES}, not {clock!r}")
         self.engine = engine
+        self.clock = clock
         self.timeout_s = timeout_s
         self.max_rss_bytes = max_rss_bytes
         self.version = ""
         self.settings = ""
+        self.clock_overhead: dict[str, int] = {}  # calibrated cost of one clock read, subtracted
         self.restarts = 0
         self._ctx = mp.get_context("spawn")  # a clean interpreter: no state inherited from the parent
         self._proc: Any = None
@@ -164,15 +213,16 @@ class EngineWorker:
     # -- process management
     def _start(self) -> None:
         parent, child = self._ctx.Pipe()
-        self._proc = self._ctx.Process(target=worker_main, args=(self.engine, child), daemon=True)
+        self._proc = self._ctx.Process(target=worker_main, args=(self.engine, self.clock, child),
+                                       daemon=True)
         self._proc.start()
         child.close()
         self._conn = parent
-        kind, payload = self._wait(STARTUP_TIMEOUT_S)
+        kind, payload = self._wait(STARTUP_TIMEOUT_S, cpu_budget=False)
         if kind != "ready":
             self._kill()
             raise EngineUnavailable(f"{self.engine} failed to start: {kind} {payload}")
-        self.version, self.settings = payload[1], payload[2]
+        self.version, self.settings, self.clock_overhead = payload[1], payload[2], payload[3]
 
     def _kill(self) -> None:
         if self._proc is not None:
@@ -192,10 +242,18 @@ class EngineWorker:
                 pass
         self._kill()
 
-    def _wait(self, timeout_s: float) -> tuple[str, Any]:
-        """The child's next message, or ``("timeout"|"crash"|"oom", detail)``."""
+    def _wait(self, timeout_s: float, cpu_budget: bool = True) -> tuple[str, Any]:
+        """The child's next message, or ``("timeout"|"crash"|"oom", detail)``.
+
+        With the cpu clock (and ``cpu_budget``) the timeout counts the child's CPU seconds,
+        and a wall-clock backstop of :data:`WALL_BACKSTOP_FACTOR` times it catches idle hangs.
+        """
         assert self._conn is not None and self._proc is not None
-        deadline = time.monotonic() + timeout_s
+        by_cpu = cpu_budget and self.clock == "cpu"
+        pid = self._proc.pid
+        cpu0 = cpu_seconds(pid) if by_cpu else 0.0
+        wall_limit = timeout_s * (WALL_BACKSTOP_FACTOR if by_cpu else 1.0)
+        deadline = time.monotonic() + wall_limit
         while True:
             try:
                 if self._conn.poll(POLL_S):
@@ -207,13 +265,16 @@ class EngineWorker:
                 self._proc.join()
                 return "crash", f"exit code {self._proc.exitcode}"
             try:
-                rss = rss_bytes(self._proc.pid)
+                rss = rss_bytes(pid)
+                cpu = cpu_seconds(pid) - cpu0 if by_cpu else 0.0
             except OSError:
                 continue  # exiting right now; the next round reports it
             if rss > self.max_rss_bytes:
                 return "oom", f"resident memory {rss / 2**20:.0f} MiB over the cap"
+            if cpu > timeout_s:
+                return "timeout", f"no answer within {timeout_s:g} CPU seconds"
             if time.monotonic() > deadline:
-                return "timeout", f"no answer within {timeout_s:g} s"
+                return "timeout", f"no answer within {wall_limit:g} s (wall clock)"
 
     # -- one case
     def run(self, case: Case) -> CaseResult:
