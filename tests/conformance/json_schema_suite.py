@@ -4,8 +4,10 @@
 
 A test is judged *right* when the grammar accepts ``json.dumps(data, ensure_ascii=False)``
 (checked with the reference oracle, ``tests/oracle.py``) iff the instance is valid. A
-schema that fails to convert makes every test of its case wrong, whatever the error
-(``UnsatisfiableSchemaError`` included: the figure is strict). Objects are converted with
+schema that fails to convert with ``UnsupportedSchemaError`` makes every test of its case
+wrong. ``UnsatisfiableSchemaError`` is the front-end reporting an *empty language* (the
+schema ``false``, ``enum: []``...): its tests are judged as an empty grammar would be
+(every instance rejected), and counted apart in ``empty``. Objects are converted with
 ``property_order="any"``: the suite's instances list keys in any order.
 """
 
@@ -19,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tokensieve.errors import TokensieveError
+from tokensieve.errors import TokensieveError, UnsatisfiableSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 
 try:
@@ -51,6 +53,7 @@ class Tally:
     false_accepts: int = 0
     false_rejects: int = 0
     compile_errors: int = 0  # tests made wrong by a conversion error
+    empty: int = 0  # tests of schemas reported unsatisfiable (judged as an empty grammar)
     errors_by_keyword: collections.Counter[str] = field(default_factory=collections.Counter)
 
     @property
@@ -63,6 +66,7 @@ class Tally:
         self.false_accepts += other.false_accepts
         self.false_rejects += other.false_rejects
         self.compile_errors += other.compile_errors
+        self.empty += other.empty
         self.errors_by_keyword.update(other.errors_by_keyword)
 
 
@@ -73,6 +77,15 @@ def run_file(path: Path, documents: dict[str, Any], verbose: bool = False) -> Ta
             with warnings.catch_warnings():
                 warnings.simplefilter("error")
                 grammar = json_schema_to_grammar(case["schema"], property_order="any", documents=documents)
+        except UnsatisfiableSchemaError:
+            tally.empty += len(case["tests"])
+            for test in case["tests"]:
+                if test["valid"]:
+                    tally.wrong += 1
+                    tally.false_rejects += 1
+                else:
+                    tally.right += 1
+            continue
         except TokensieveError as exc:
             n = len(case["tests"])
             tally.wrong += n

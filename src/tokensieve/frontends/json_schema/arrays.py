@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from ...errors import UnsatisfiableSchemaError
 from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
 from . import composition
+from .keywords import count_keyword
 from .refs import Location, Resolver, child_pointer
 
 if TYPE_CHECKING:
@@ -73,10 +74,12 @@ def array_value(conv: Converter, conj: list[Location]) -> Expr:
     shapes = [_items_of(loc) for loc in conj]
     for loc in conj:
         s = loc.schema
-        if isinstance(s.get("minItems"), int):
-            lo = max(lo, s["minItems"])
-        if isinstance(s.get("maxItems"), int):
-            hi = s["maxItems"] if hi is None else min(hi, s["maxItems"])
+        n = count_keyword(s, "minItems")
+        if n is not None:
+            lo = max(lo, n)
+        n = count_keyword(s, "maxItems")
+        if n is not None:
+            hi = n if hi is None else min(hi, n)
         unique = unique or s.get("uniqueItems") is True
         if "contains" in s:
             contains.append(loc)
@@ -143,8 +146,9 @@ def _contains(conv: Converter, rest_parts: list[Location], contains: list[Locati
         conv.unsupported("several contains keywords on one array", "contains", pointer)
     loc = contains[0]
     s = loc.schema
-    c_lo = s.get("minContains", 1) if isinstance(s.get("minContains", 1), int) else 1
-    c_hi = s.get("maxContains") if isinstance(s.get("maxContains"), int) else None
+    c_lo = count_keyword(s, "minContains")
+    c_lo = 1 if c_lo is None else c_lo
+    c_hi = count_keyword(s, "maxContains")
     if c_hi is not None and c_lo > c_hi:
         return NOTHING
     cond = _sub(loc, "contains")

@@ -80,3 +80,11 @@ def check_keywords(conv: Converter, loc: Location) -> None:
     req = schema.get("required")
     if req is not None and not (isinstance(req, list) and all(isinstance(r, str) for r in req)):
         conv.unsupported("required must be a list of strings", "required", loc.pointer)
+
+
+def count_keyword(schema: dict[str, Any], key: str) -> int | None:
+    """A non-negative count keyword (``minItems``...): integers, or floats such as ``2.0``."""
+    v = schema.get(key)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or v < 0:
+        return None
+    return int(v)

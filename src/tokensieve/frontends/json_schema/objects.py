@@ -30,6 +30,7 @@ from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
 from ..json_value import json_string
 from . import composition
+from .keywords import count_keyword
 from .refs import Location, Resolver, child_pointer
 from .strings import StringSpec, json_literal_string, string_expr
 
@@ -82,10 +83,12 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
                 if name not in shape.required:
                     shape.required.append(name)
                 shape.names.setdefault(name, [])
-        if isinstance(s.get("minProperties"), int):
-            shape.min_props = max(shape.min_props, s["minProperties"])
-        if isinstance(s.get("maxProperties"), int):
-            shape.max_props = s["maxProperties"] if shape.max_props is None else min(shape.max_props, s["maxProperties"])
+        n = count_keyword(s, "minProperties")
+        if n is not None:
+            shape.min_props = max(shape.min_props, n)
+        n = count_keyword(s, "maxProperties")
+        if n is not None:
+            shape.max_props = n if shape.max_props is None else min(shape.max_props, n)
     if conv.strict:
         shape.required = list(shape.names)
     if shape.max_props is not None and (shape.min_props > shape.max_props or len(shape.required) > shape.max_props):

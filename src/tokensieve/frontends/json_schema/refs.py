@@ -10,6 +10,8 @@ be registered by URI; nothing is ever fetched from the network.
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +28,15 @@ _SUB = {"additionalProperties", "propertyNames", "items", "additionalItems", "co
         "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
 _SUB_LIST = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
 _SUB_MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+
+
+def join_uri(base: str, ref: str) -> str:
+    """``ref`` resolved against ``base``; also for non-hierarchical bases such as ``urn:``."""
+    if re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", ref):
+        return ref
+    if ref.startswith("#") or not ref:
+        return urldefrag(base)[0] + ref
+    return urljoin(base, ref)
 
 
 def child_pointer(pointer: str, *parts: str | int) -> str:
@@ -54,7 +65,7 @@ class Resolver:
         self._anchors: dict[str, Location] = {}
         self.root_base = self._index(root, "", ROOT_URI)
         for uri, doc in (documents or {}).items():
-            self._index(doc, uri + "#", uri)
+            self._resources.setdefault(uri, Location(doc, uri + "#", self._index(doc, uri + "#", uri)))
 
     def root_location(self) -> Location:
         return Location(self.root, "", self.root_base)
@@ -65,7 +76,7 @@ class Resolver:
         if isinstance(schema, dict):
             sid = schema.get("$id")
             if isinstance(sid, str) and not sid.startswith("#"):
-                base = urljoin(base, sid)
+                base = join_uri(base, sid)
                 base = urldefrag(base)[0]
             if doc_base != base or pointer == "" or pointer.endswith("#"):
                 self._resources.setdefault(base, Location(schema, pointer, base))
@@ -90,7 +101,7 @@ class Resolver:
 
     def resolve(self, ref: str, here: Location) -> Location:
         """The location ``ref`` points to, from a schema at ``here``."""
-        target = urljoin(here.base, ref)
+        target = join_uri(here.base, ref)
         uri, fragment = urldefrag(target)
         fragment = unquote(fragment)
         resource = self._resources.get(uri)
@@ -118,7 +129,7 @@ class Resolver:
                 raise UnsupportedSchemaError(f"$ref {ref!r} points to nothing", keyword="$ref", pointer=here.pointer)
             pointer = child_pointer(pointer, token)
             if isinstance(node, dict) and isinstance(node.get("$id"), str) and not node["$id"].startswith("#"):
-                base = urldefrag(urljoin(base, node["$id"]))[0]
+                base = urldefrag(join_uri(base, node["$id"]))[0]
         return Location(node, pointer, base)
 
     @staticmethod
@@ -127,5 +138,5 @@ class Resolver:
         if isinstance(schema, dict):
             sid = schema.get("$id")
             if isinstance(sid, str) and not sid.startswith("#"):
-                base = urldefrag(urljoin(base, sid))[0]
+                base = urldefrag(join_uri(base, sid))[0]
         return Location(schema, pointer, base)
