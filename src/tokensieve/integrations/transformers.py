@@ -141,7 +141,7 @@ class TokensieveLogitsProcessor(transformers.LogitsProcessor):
 
     def _grammar_vocab_size(self) -> int:
         grammars = self._grammars if self._grammars is not None else [self._shared]
-        sizes = {g.vocabulary.size for g in grammars if g is not None}
+        sizes = {g.vocab.size for g in grammars if g is not None}
         if len(sizes) > 1:
             raise VocabularyMismatch(f"grammars compiled for different vocabulary sizes: {sorted(sizes)}")
         if not sizes:
