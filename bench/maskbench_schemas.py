@@ -54,7 +54,9 @@ def compile_outcome(schema: object, order: str) -> tuple[str, object]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--order", default="any", choices=["any", "declared"])
-    ap.add_argument("--oracle", type=int, default=0, help="check instances of N compiled schemas with the oracle")
+    ap.add_argument(
+        "--oracle", type=int, default=0, help="check instances of N compiled schemas with the oracle"
+    )
     ap.add_argument("--limit", type=int, default=0, help="only the first N files")
     ap.add_argument("--json", help="write per-file outcomes here")
     args = ap.parse_args()
@@ -79,15 +81,22 @@ def main() -> None:
     for src in sorted(by_source):
         c = by_source[src]
         n = sum(c.values())
-        print(f"{src:<16}{n:>8}{c['ok']:>7}{c['unsupported']:>7}{c['unsatisfiable']:>7}{c['crash']:>7}"
-              f"{100 * c['ok'] / n:>7.1f}%")
+        print(
+            f"{src:<16}{n:>8}{c['ok']:>7}{c['unsupported']:>7}{c['unsatisfiable']:>7}{c['crash']:>7}"
+            f"{100 * c['ok'] / n:>7.1f}%"
+        )
     n = len(outcomes)
-    print(f"{'TOTAL':<16}{n:>8}{total['ok']:>7}{total['unsupported']:>7}{total['unsatisfiable']:>7}"
-          f"{total['crash']:>7}{100 * total['ok'] / max(n, 1):>7.1f}%")
+    print(
+        f"{'TOTAL':<16}{n:>8}{total['ok']:>7}{total['unsupported']:>7}{total['unsatisfiable']:>7}"
+        f"{total['crash']:>7}{100 * total['ok'] / max(n, 1):>7.1f}%"
+    )
     times.sort()
     if times:
-        print(f"convert time p50 {1000 * times[len(times) // 2]:.1f} ms, p99 {1000 * times[int(len(times) * .99)]:.1f} ms,"
-              f" max {1000 * times[-1]:.0f} ms")
+        print(
+            f"convert time p50 {1000 * times[len(times) // 2]:.1f} ms, "
+            f"p99 {1000 * times[int(len(times) * 0.99)]:.1f} ms,"
+            f" max {1000 * times[-1]:.0f} ms"
+        )
     reasons = collections.Counter(o for o in outcomes.values() if o != "ok")
     print("top failure reasons:", reasons.most_common(15))
     if args.oracle:
@@ -111,7 +120,10 @@ def check_instances(compiled: list[tuple[str, object, list[dict]]], count: int) 
             right = accepted == t["valid"]
             stats[f"{kind}_{'right' if right else 'wrong'}"] += 1
             if not right:
-                print(f"  WRONG {name}: {kind} instance {'rejected' if t['valid'] else 'accepted'}: {text[:100]!r}")
+                print(
+                    f"  WRONG {name}: {kind} instance "
+                    f"{'rejected' if t['valid'] else 'accepted'}: {text[:100]!r}"
+                )
     print(f"oracle check on {len(sample)} schemas:", dict(stats))
 
 

@@ -106,8 +106,10 @@ def run_file(path: Path, documents: dict[str, Any], verbose: bool = False) -> Ta
                 else:
                     tally.false_rejects += 1
                 if verbose:
-                    print(f"  {path.name}: {case['description']!r} / {test['description']!r}: "
-                          f"{'accepted invalid' if accepted else 'rejected valid'}")
+                    print(
+                        f"  {path.name}: {case['description']!r} / {test['description']!r}: "
+                        f"{'accepted invalid' if accepted else 'rejected valid'}"
+                    )
     return tally
 
 
@@ -140,10 +142,14 @@ def main() -> None:
     tallies = run_suite(verbose=args.verbose)
     print(f"{'file':<44}{'tests':>6}{'right':>6}{'f.acc':>6}{'f.rej':>6}{'c.err':>6}")
     for rel, t in tallies.items():
-        print(f"{rel:<44}{t.total:>6}{t.right:>6}{t.false_accepts:>6}{t.false_rejects:>6}{t.compile_errors:>6}")
+        print(
+            f"{rel:<44}{t.total:>6}{t.right:>6}{t.false_accepts:>6}{t.false_rejects:>6}{t.compile_errors:>6}"
+        )
     for name, t in summarize(tallies).items():
-        print(f"{name.upper():<44}{t.total:>6}{t.right:>6}{t.false_accepts:>6}{t.false_rejects:>6}"
-              f"{t.compile_errors:>6}  {100 * t.right / max(t.total, 1):.1f}% right")
+        print(
+            f"{name.upper():<44}{t.total:>6}{t.right:>6}{t.false_accepts:>6}{t.false_rejects:>6}"
+            f"{t.compile_errors:>6}  {100 * t.right / max(t.total, 1):.1f}% right"
+        )
     print("compile errors by keyword:", summarize(tallies)["all"].errors_by_keyword.most_common())
 
 

@@ -139,8 +139,14 @@ def _sequence(conv: Converter, prefix: list[Expr], rest: Expr, lo: int, hi: int 
     return alt(*options) if options else NOTHING
 
 
-def _contains(conv: Converter, rest_parts: list[Location], contains: list[Location], lo: int, hi: int | None,
-              pointer: str) -> Expr:
+def _contains(
+    conv: Converter,
+    rest_parts: list[Location],
+    contains: list[Location],
+    lo: int,
+    hi: int | None,
+    pointer: str,
+) -> Expr:
     """Arrays counting items that match each ``contains`` schema (one contains supported)."""
     if len(contains) > 1:
         conv.unsupported("several contains keywords on one array", "contains", pointer)
@@ -202,10 +208,19 @@ def _unique(conv: Converter, item_conj: list[Location], lo: int, hi: int | None,
 
     domain = finite_domain(conv, item_conj)
     if domain is None or len(domain) > MAX_UNIQUE_VALUES:
-        conv.unsupported(f"uniqueItems needs a finite item domain of at most {MAX_UNIQUE_VALUES} values "
-                         "(enum, const, boolean, null)", "uniqueItems", pointer)
-        return _sequence(conv, [], composition.conjunction_value(conv, item_conj) if item_conj
-                         else conv.any_value(), lo, hi)
+        conv.unsupported(
+            f"uniqueItems needs a finite item domain of at most {MAX_UNIQUE_VALUES} values "
+            "(enum, const, boolean, null)",
+            "uniqueItems",
+            pointer,
+        )
+        return _sequence(
+            conv,
+            [],
+            composition.conjunction_value(conv, item_conj) if item_conj else conv.any_value(),
+            lo,
+            hi,
+        )
     items = [literal_value(conv, v) for v in domain]
     sep = seq(conv.ws, literal(","), conv.ws)
     names: dict[int, Ref] = {}
@@ -218,7 +233,9 @@ def _unique(conv: Converter, item_conj: list[Location], lo: int, hi: int | None,
             count = bin(mask).count("1")
             opts: list[Expr] = [EMPTY] if count >= lo else []
             if hi is None or count < hi:
-                opts += [seq(sep, item, state(mask | 1 << i)) for i, item in enumerate(items) if not mask >> i & 1]
+                opts += [
+                    seq(sep, item, state(mask | 1 << i)) for i, item in enumerate(items) if not mask >> i & 1
+                ]
             conv.grammar.rules[name] = alt(*opts) if opts else NOTHING
         return names[mask]
 

@@ -99,7 +99,7 @@ def _split_targets(edges: list[tuple[int, int, object]]) -> list[tuple[int, int,
     """Cut overlapping ranges into elementary intervals, each with the set of its targets."""
     cuts = sorted({lo for lo, _, _ in edges} | {hi + 1 for _, hi, _ in edges})
     out: list[tuple[int, int, frozenset[object]]] = []
-    for a, b in zip(cuts, cuts[1:]):
+    for a, b in zip(cuts, cuts[1:], strict=False):
         targets = frozenset(t for lo, hi, t in edges if lo <= a and b - 1 <= hi)
         if targets:
             out.append((a, b - 1, targets))

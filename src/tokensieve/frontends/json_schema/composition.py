@@ -11,7 +11,8 @@ that list and rewrites the dependency keywords into composition:
 :func:`conjunction_value` then distributes ``anyOf``/``oneOf`` (one alternative per
 branch), applies ``not`` (:mod:`.negation`), keeps the ``enum``/``const`` values that pass
 every schema, and finally splits by JSON type. ``oneOf`` is exact only when its branches
-are provably disjoint (:func:`disjoint`); otherwise it is an error.
+are provably disjoint (:func:`disjoint`) is a plain alternation; otherwise each arm also
+carries ``not`` of the branches it may overlap, which is exact where ``not`` is.
 """
 
 from __future__ import annotations
@@ -88,8 +89,10 @@ def _rewrites(loc: Location) -> list[Location]:
     if "if" in s and ("then" in s or "else" in s):
         then = s.get("then", True)
         other = s.get("else", True)
-        synth({"anyOf": [{"allOf": [s["if"], then]}, {"allOf": [{"not": s["if"]}, other]}],
-               "x-disjoint": True}, "if")
+        synth(
+            {"anyOf": [{"allOf": [s["if"], then]}, {"allOf": [{"not": s["if"]}, other]}], "x-disjoint": True},
+            "if",
+        )
     return out
 
 
@@ -138,15 +141,20 @@ def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
             branches = loc.schema.get(key)
             if not isinstance(branches, list):
                 continue
-            rest = [*conj[:i], _strip(loc, key), *conj[i + 1:]]
-            arms = [rest + flatten(conv, Resolver.enter(b, child_pointer(loc.pointer, key, j), loc.base))
-                    for j, b in enumerate(branches)]
+            rest = [*conj[:i], _strip(loc, key), *conj[i + 1 :]]
+            arms = [
+                rest + flatten(conv, Resolver.enter(b, child_pointer(loc.pointer, key, j), loc.base))
+                for j, b in enumerate(branches)
+            ]
             if key == "oneOf" and not loc.schema.get("x-disjoint"):
-                _check_disjoint(conv, arms, loc)
+                arms = _exclusive_arms(conv, arms, branches, loc)
             conv.branches += len(arms)
             if conv.branches > _MAX_BRANCHES:
-                raise UnsupportedSchemaError(f"more than {_MAX_BRANCHES} alternatives after distributing "
-                                             "anyOf/oneOf", keyword=key, pointer=loc.pointer)
+                raise UnsupportedSchemaError(
+                    f"more than {_MAX_BRANCHES} alternatives after distributing anyOf/oneOf",
+                    keyword=key,
+                    pointer=loc.pointer,
+                )
             options = []
             for arm in arms:
                 try:
@@ -192,7 +200,7 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return a == b
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     return type(a) is type(b) and a == b
@@ -201,13 +209,19 @@ def json_equal(a: Any, b: Any) -> bool:
 # ----------------------------------------------------------------------------- oneOf
 
 
-def _check_disjoint(conv: Converter, arms: list[list[Location]], loc: Location) -> None:
-    for i in range(len(arms)):
-        for j in range(i + 1, len(arms)):
-            if not disjoint(conv, arms[i], arms[j]):
-                conv.unsupported(f"branches {i} and {j} may both match the same value, and a grammar cannot "
-                                 "exclude values matching two branches", "oneOf", loc.pointer)
-                return
+def _exclusive_arms(
+    conv: Converter, arms: list[list[Location]], branches: list[Any], loc: Location
+) -> list[list[Location]]:
+    """``oneOf`` arms: branch i, and the negation of every branch j that may overlap it."""
+    out = []
+    for i, arm in enumerate(arms):
+        extra = [
+            Location({"not": branches[j]}, child_pointer(loc.pointer, "oneOf", j), loc.base)
+            for j in range(len(arms))
+            if j != i and not disjoint(conv, arm, arms[j])
+        ]
+        out.append(arm + extra)
+    return out
 
 
 def disjoint(conv: Converter, a: list[Location], b: list[Location]) -> bool:
@@ -237,8 +251,11 @@ def _objects_disjoint(a: list[Location], b: list[Location]) -> bool:
 
 
 def _required(conj: list[Location]) -> set[str]:
-    return {r for loc in conj for r in (loc.schema.get("required") or []) if isinstance(r, str)} if all(
-        isinstance(loc.schema.get("required", []), list) for loc in conj) else set()
+    return (
+        {r for loc in conj for r in (loc.schema.get("required") or []) if isinstance(r, str)}
+        if all(isinstance(loc.schema.get("required", []), list) for loc in conj)
+        else set()
+    )
 
 
 def _property_values(conj: list[Location], name: str) -> list[Any] | None:
@@ -257,8 +274,11 @@ def _forbids(conj: list[Location], name: str) -> bool:
         props = loc.schema.get("properties") or {}
         if props.get(name) is False:
             return True
-        if (name not in props and loc.schema.get("additionalProperties") is False
-                and not loc.schema.get("patternProperties")):
+        if (
+            name not in props
+            and loc.schema.get("additionalProperties") is False
+            and not loc.schema.get("patternProperties")
+        ):
             return True
     return False
 
@@ -275,8 +295,12 @@ def _decimal(value: Any) -> Decimal | None:
 def tighten_number(conv: Converter, spec: NumberSpec, loc: Location) -> None:
     """Add the numeric keywords of one schema object to ``spec``."""
     s = loc.schema
-    bounds = [("minimum", False, True), ("maximum", False, False),
-              ("exclusiveMinimum", True, True), ("exclusiveMaximum", True, False)]
+    bounds = [
+        ("minimum", False, True),
+        ("maximum", False, False),
+        ("exclusiveMinimum", True, True),
+        ("exclusiveMaximum", True, False),
+    ]
     for key, strict, lower in bounds:
         raw = s.get(key)
         if isinstance(raw, bool):  # draft-04: exclusiveMinimum/Maximum flag the plain bound
@@ -295,7 +319,9 @@ def tighten_number(conv: Converter, spec: NumberSpec, loc: Location) -> None:
     if step is None:
         return
     if step <= 0:
-        raise UnsupportedSchemaError("multipleOf must be greater than 0", keyword="multipleOf", pointer=loc.pointer)
+        raise UnsupportedSchemaError(
+            "multipleOf must be greater than 0", keyword="multipleOf", pointer=loc.pointer
+        )
     if spec.multiple_of is None or spec.multiple_of == step:
         spec.multiple_of = step
     elif (step / spec.multiple_of) == (step / spec.multiple_of).to_integral_value():

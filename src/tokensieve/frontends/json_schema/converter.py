@@ -68,7 +68,7 @@ def load_schema(schema: Any) -> dict[str, Any] | bool:
 def json_schema_to_grammar(
     schema: dict[str, Any] | bool | str | type,
     *,
-    whitespace: WhitespacePolicy = WhitespacePolicy(),
+    whitespace: WhitespacePolicy | str | int | None = None,
     strict: bool = False,
     property_order: PropertyOrder = "declared",
     relax: bool | Iterable[str] = False,
@@ -76,7 +76,8 @@ def json_schema_to_grammar(
 ) -> Grammar:
     """The grammar whose language is the JSON serializations of the schema's valid instances.
 
-    - ``whitespace``: what may appear between JSON tokens (bounded runs only);
+    - ``whitespace``: what may appear between JSON tokens (bounded runs only; None, "default",
+      "compact", an int or a :class:`WhitespacePolicy`);
     - ``strict``: structured-output semantics: no additional properties unless a schema
       allows them explicitly, every declared property required;
     - ``property_order``: ``"declared"`` (properties in declaration order, optional ones
@@ -91,16 +92,30 @@ def json_schema_to_grammar(
     if property_order not in ("declared", "any"):
         raise ValueError(f"property_order must be 'declared' or 'any', not {property_order!r}")
     root = load_schema(schema)
-    conv = Converter(root, WhitespacePolicy.coerce(whitespace), strict=strict, property_order=property_order,
-                     relax=relax, documents=documents)
+    conv = Converter(
+        root,
+        WhitespacePolicy.coerce(whitespace),
+        strict=strict,
+        property_order=property_order,
+        relax=relax,
+        documents=documents,
+    )
     return conv.build()
 
 
 class Converter:
     """Turns the subschemas of one root schema into rules of one grammar."""
 
-    def __init__(self, root: Any, whitespace: WhitespacePolicy, *, strict: bool, property_order: PropertyOrder,
-                 relax: bool | Iterable[str], documents: Mapping[str, Any] | None) -> None:
+    def __init__(
+        self,
+        root: Any,
+        whitespace: WhitespacePolicy,
+        *,
+        strict: bool,
+        property_order: PropertyOrder,
+        relax: bool | Iterable[str],
+        documents: Mapping[str, Any] | None,
+    ) -> None:
         self.root = root
         self.grammar = Grammar(start="root")
         self.ws = whitespace_expr(whitespace)
@@ -125,8 +140,11 @@ class Converter:
     def unsupported(self, message: str, keyword: str, pointer: str) -> None:
         """Raise for a keyword that cannot be enforced, or warn and go on if it is relaxed."""
         if self.relax is True or (isinstance(self.relax, frozenset) and keyword in self.relax):
-            warnings.warn(f"tokensieve: keyword {keyword!r} at {pointer or '/'!r} is not enforced by the grammar: "
-                          f"{message}", stacklevel=4)
+            warnings.warn(
+                f"tokensieve: keyword {keyword!r} at {pointer or '/'!r} is not enforced by the grammar: "
+                f"{message}",
+                stacklevel=4,
+            )
             return
         raise UnsupportedSchemaError(message, keyword=keyword, pointer=pointer)
 
@@ -167,8 +185,13 @@ class Converter:
         if "any_value" not in self.grammar.rules:
             self.grammar.rules["any_value"] = NOTHING
             self.grammar.rules["any_value"] = alt(
-                literal("null"), literal("true"), literal("false"), json_number(), json_string(),
-                arrays.any_array(self), objects.any_object(self),
+                literal("null"),
+                literal("true"),
+                literal("false"),
+                json_number(),
+                json_string(),
+                arrays.any_array(self),
+                objects.any_object(self),
             )
         return Ref("any_value")
 
@@ -218,6 +241,8 @@ class Converter:
         try:
             return bool(self._validator.evolve(schema=loc.schema).is_valid(value))
         except Exception as exc:  # a reference jsonschema cannot follow, a bad regex...
-            raise UnsupportedSchemaError(f"cannot check enum/const values against this schema: {exc}",
-                                         keyword="enum", pointer=loc.pointer) from exc
-
+            raise UnsupportedSchemaError(
+                f"cannot check enum/const values against this schema: {exc}",
+                keyword="enum",
+                pointer=loc.pointer,
+            ) from exc

@@ -14,7 +14,7 @@ Unknown formats are annotations in draft 2020-12 and constrain nothing.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from ...ir import Expr
 from ..regex import parse_regex
@@ -112,7 +112,7 @@ NOT_REGULAR = frozenset({"regex"})
 """Formats whose language is not regular: asserting them is an error."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def format_language(name: str) -> Expr | None:
     """The content language of a format, or None for a format that constrains nothing."""
     pattern = FORMATS.get(name)

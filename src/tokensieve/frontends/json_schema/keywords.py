@@ -18,17 +18,53 @@ __all__ = ["CONSTRAINTS", "TYPES", "UNSUPPORTED", "check_keywords", "is_trivial"
 
 TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
 
-CONSTRAINTS = frozenset({
-    "$ref", "type", "enum", "const",
-    "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-    "minLength", "maxLength", "pattern", "format",
-    "items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains", "minContains", "maxContains",
-    "uniqueItems",
-    "properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties",
-    "maxProperties", "dependentRequired", "dependentSchemas", "dependencies",
-    "allOf", "anyOf", "oneOf", "not", "if", "then", "else",
-    "unevaluatedProperties", "unevaluatedItems", "$dynamicRef", "$recursiveRef",
-})
+CONSTRAINTS = frozenset(
+    {
+        "$ref",
+        "type",
+        "enum",
+        "const",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "pattern",
+        "format",
+        "items",
+        "prefixItems",
+        "additionalItems",
+        "minItems",
+        "maxItems",
+        "contains",
+        "minContains",
+        "maxContains",
+        "uniqueItems",
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "allOf",
+        "anyOf",
+        "oneOf",
+        "not",
+        "if",
+        "then",
+        "else",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "$dynamicRef",
+        "$recursiveRef",
+    }
+)
 """Keywords that can make an instance invalid."""
 
 UNSUPPORTED = {

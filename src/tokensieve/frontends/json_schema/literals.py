@@ -11,7 +11,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from ...ir import Expr, alt, literal, seq
+from ...ir import Expr, literal, seq
 from .numbers import NumberSpec, number_expr
 from .objects import Member, object_expr
 from .refs import Location
@@ -45,8 +45,14 @@ def literal_value(conv: Converter, value: Any) -> Expr:
             items += [sep, literal_value(conv, v)]
         return seq(literal("["), conv.ws, *items, conv.ws, literal("]"))
     if isinstance(value, dict):
-        members = [Member(seq(json_literal_string(k), conv.ws, literal(":"), conv.ws, literal_value(conv, v)),
-                          literal_value(conv, v), required=True) for k, v in value.items()]
+        members = [
+            Member(
+                seq(json_literal_string(k), conv.ws, literal(":"), conv.ws, literal_value(conv, v)),
+                literal_value(conv, v),
+                required=True,
+            )
+            for k, v in value.items()
+        ]
         return object_expr(conv, members, [], 0, None, "const_object")
     raise TypeError(f"not a JSON value: {value!r}")
 

@@ -27,20 +27,36 @@ _TYPE_KEYWORDS = {
     "string": {"minLength", "maxLength", "pattern", "format"},
     "number": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
     "array": {"items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems"},
-    "object": {"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-               "minProperties", "maxProperties", "dependentRequired", "dependentSchemas", "dependencies"},
+    "object": {
+        "properties",
+        "required",
+        "additionalProperties",
+        "patternProperties",
+        "propertyNames",
+        "minProperties",
+        "maxProperties",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+    },
 }
 _GENERAL = {"enum", "const", "anyOf", "oneOf", "not", "if"}
 _GROUPS = (("null",), ("boolean",), ("integer", "number"), ("string",), ("array",), ("object",))
 _NO_EXPONENT = Repeat(Bytes(((0x2D, 0x2E), (0x30, 0x39))), 0, None)
 
 
-def with_negations(conv: Converter, conj: list[Location], types: frozenset[str], nots: list[Location]) -> Expr:
+def with_negations(
+    conv: Converter, conj: list[Location], types: frozenset[str], nots: list[Location]
+) -> Expr:
     """The instances satisfying ``conj`` (whose members ``nots`` carry a ``not``)."""
     from .composition import conjunction_value, flatten, types_of
 
-    positive = [Location({k: v for k, v in loc.schema.items() if k != "not"}, loc.pointer, loc.base)
-                if "not" in loc.schema else loc for loc in conj]
+    positive = [
+        Location({k: v for k, v in loc.schema.items() if k != "not"}, loc.pointer, loc.base)
+        if "not" in loc.schema
+        else loc
+        for loc in conj
+    ]
     generic: list[list[Location]] = []
     for loc in nots:
         neg = flatten(conv, Resolver.enter(loc.schema["not"], child_pointer(loc.pointer, "not"), loc.base))
@@ -71,38 +87,43 @@ def with_negations(conv: Converter, conj: list[Location], types: frozenset[str],
                 expr = NOTHING
                 break
             if group[0] in ("array", "object"):
-                conv.unsupported(f"not with {group[0]} keywords cannot be expressed by a grammar", "not",
-                                 neg[0].pointer)
+                conv.unsupported(
+                    f"not with {group[0]} keywords cannot be expressed by a grammar", "not", neg[0].pointer
+                )
                 continue
-            minus = conjunction_value(conv, [*neg, Location({"type": sorted(present)}, neg[0].pointer,
-                                                            neg[0].base)])
+            minus = conjunction_value(
+                conv, [*neg, Location({"type": sorted(present)}, neg[0].pointer, neg[0].base)]
+            )
             expr = _subtract(conv, expr, minus, group, neg[0].pointer)
         options.append(expr)
     return alt(*options) if options else NOTHING
 
 
 def _object_rewrite(neg: list[Location]) -> dict[str, Any] | None:
-    """``not`` of a schema made of ``type: object``, ``properties`` and ``required`` only, as an
-    ``anyOf``: a non-object (if the type was asserted), an object lacking a required name, or
-    an object whose property p is present with a value failing its schema. None otherwise."""
-    if len(neg) != 1:
-        return None
-    s = neg[0].schema
-    constraining = {k for k in s if k in set().union(*_TYPE_KEYWORDS.values()) | _GENERAL | {"type", "$ref"}}
-    if not constraining or not constraining <= {"type", "properties", "required"}:
-        return None
-    if s.get("type", "object") != "object" or not isinstance(s.get("required", []), list):
-        return None
-    props = s.get("properties", {})
-    if not isinstance(props, dict):
-        return None
+    """``not`` of a conjunction of schemas made of ``type: object``, ``properties`` and
+    ``required`` only, as an ``anyOf``: a non-object (if the type was asserted), an object
+    lacking a required name, or an object whose property p is present with a value failing
+    its schema. None for other shapes."""
     branches: list[Any] = []
-    if "type" in s:
-        branches.append({"type": ["null", "boolean", "number", "string", "array"]})
-    branches += [{"type": "object", "properties": {name: False}} for name in s.get("required", [])]
-    branches += [{"type": "object", "required": [name], "properties": {name: {"not": sub}}}
-                 for name, sub in props.items()]
-    return {"anyOf": branches}
+    for loc in neg:
+        s = loc.schema
+        keys = set().union(*_TYPE_KEYWORDS.values()) | _GENERAL | {"type"}
+        constraining = {k for k in s if k in keys}
+        if not constraining <= {"type", "properties", "required"}:
+            return None
+        if s.get("type", "object") != "object" or not isinstance(s.get("required", []), list):
+            return None
+        props = s.get("properties", {})
+        if not isinstance(props, dict):
+            return None
+        if "type" in s:
+            branches.append({"type": ["null", "boolean", "number", "string", "array"]})
+        branches += [{"type": "object", "properties": {name: False}} for name in s.get("required", [])]
+        branches += [
+            {"type": "object", "required": [name], "properties": {name: {"not": sub}}}
+            for name, sub in props.items()
+        ]
+    return {"anyOf": branches} if branches else None
 
 
 def _says_nothing_about(neg: list[Location], group: tuple[str, ...]) -> bool:

@@ -32,8 +32,11 @@ _DIGITS = Repeat(_DIGIT, 0, None)
 _MINUS = literal("-")
 _ZERO_FRACTION = seq(literal("."), Repeat(literal("0"), 1, None))
 _ANY_FRACTION = optional(seq(literal("."), Repeat(_DIGIT, 1, None)))
-_EXPONENT = seq(Bytes(((0x45, 0x45), (0x65, 0x65))), optional(Bytes(((0x2B, 0x2B), (0x2D, 0x2D)))),
-                Repeat(_DIGIT, 1, None))
+_EXPONENT = seq(
+    Bytes(((0x45, 0x45), (0x65, 0x65))),
+    optional(Bytes(((0x2B, 0x2B), (0x2D, 0x2D)))),
+    Repeat(_DIGIT, 1, None),
+)
 
 
 def any_number() -> Expr:
@@ -72,7 +75,9 @@ def _int_range(lo: int | None, hi: int | None) -> Expr:
     if lo is None or lo <= 0 <= (hi if hi is not None else 0):
         options.append(literal("-0"))
     if lo is None or lo < 0:
-        options.append(seq(_MINUS, uint_range(max(-hi, 1) if hi is not None else 1, -lo if lo is not None else None)))
+        options.append(
+            seq(_MINUS, uint_range(max(-hi, 1) if hi is not None else 1, -lo if lo is not None else None))
+        )
     return alt(*options)
 
 
@@ -92,7 +97,9 @@ def _frac_ge(f: str, strict: bool) -> Expr:
     """Optional fraction parts ``.D`` (or none) whose value is >= 0.f (> if strict)."""
     if not f:
         return seq(literal("."), _DIGITS, _NONZERO, _DIGITS) if strict else _ANY_FRACTION
-    options = [seq(literal(f[:k]), Bytes(((0x31 + int(f[k]), 0x39),)), _DIGITS) for k in range(len(f)) if f[k] != "9"]
+    options = [
+        seq(literal(f[:k]), Bytes(((0x31 + int(f[k]), 0x39),)), _DIGITS) for k in range(len(f)) if f[k] != "9"
+    ]
     options.append(seq(literal(f), _DIGITS, _NONZERO, _DIGITS) if strict else seq(literal(f), _DIGITS))
     return seq(literal("."), alt(*options))
 
@@ -102,7 +109,9 @@ def _frac_le(f: str, strict: bool) -> Expr:
     zeros = optional(_ZERO_FRACTION)
     if not f:
         return NOTHING if strict else zeros
-    options = [seq(literal(f[:k]), Bytes(((0x30, 0x2F + int(f[k])),)), _DIGITS) for k in range(len(f)) if f[k] != "0"]
+    options = [
+        seq(literal(f[:k]), Bytes(((0x30, 0x2F + int(f[k])),)), _DIGITS) for k in range(len(f)) if f[k] != "0"
+    ]
     options += [seq(literal(f[:k]), Repeat(literal("0"), 0, None)) for k in range(1, len(f))]
     if not strict:
         options.append(seq(literal(f), Repeat(literal("0"), 0, None)))
@@ -113,7 +122,9 @@ def _magnitude(lo: Decimal, lo_strict: bool, hi: Decimal | None, hi_strict: bool
     """Unsigned decimals ``I(.F)?`` with lo <(=) value <(=) hi, 0 <= lo."""
     ia, fa = _frac_digits(lo)
     if hi is None:
-        return alt(seq(uint_range(ia, ia), _frac_ge(fa, lo_strict)), seq(uint_range(ia + 1, None), _ANY_FRACTION))
+        return alt(
+            seq(uint_range(ia, ia), _frac_ge(fa, lo_strict)), seq(uint_range(ia + 1, None), _ANY_FRACTION)
+        )
     if hi < lo or (hi == lo and (lo_strict or hi_strict)):
         return NOTHING
     ib, fb = _frac_digits(hi)
@@ -248,9 +259,14 @@ _MAX_MODULUS = 2000
 def number_expr(spec: NumberSpec, grammar: Grammar, hint: str = "number") -> Expr:
     """The numerals satisfying ``spec`` (see the module docstring for accepted spellings)."""
     lo, hi = spec.lower, spec.upper
-    if lo is not None and hi is not None and (lo > hi or (lo == hi and (spec.lower_strict or spec.upper_strict))):
-        raise UnsatisfiableSchemaError(f"no number lies between {lo} and {hi}", keyword="minimum",
-                                       pointer=spec.pointer)
+    if (
+        lo is not None
+        and hi is not None
+        and (lo > hi or (lo == hi and (spec.lower_strict or spec.upper_strict)))
+    ):
+        raise UnsatisfiableSchemaError(
+            f"no number lies between {lo} and {hi}", keyword="minimum", pointer=spec.pointer
+        )
     step = spec.multiple_of
     # A number with an integral multipleOf is an integer too.
     integer = spec.integer or (step is not None and step == step.to_integral_value())
@@ -258,8 +274,9 @@ def number_expr(spec: NumberSpec, grammar: Grammar, hint: str = "number") -> Exp
         ilo = None if lo is None else (math.floor(lo) + 1 if spec.lower_strict else math.ceil(lo))
         ihi = None if hi is None else (math.ceil(hi) - 1 if spec.upper_strict else math.floor(hi))
         if ilo is not None and ihi is not None and ilo > ihi:
-            raise UnsatisfiableSchemaError(f"no integer lies between {lo} and {hi}", keyword="minimum",
-                                           pointer=spec.pointer)
+            raise UnsatisfiableSchemaError(
+                f"no integer lies between {lo} and {hi}", keyword="minimum", pointer=spec.pointer
+            )
         body = _int_range(ilo, ihi)
     elif lo is None and hi is None and step is None:
         return any_number()
@@ -267,17 +284,21 @@ def number_expr(spec: NumberSpec, grammar: Grammar, hint: str = "number") -> Exp
         body = _decimal_range(lo, spec.lower_strict, hi, spec.upper_strict)
     if step is not None:
         if step <= 0:
-            raise UnsupportedSchemaError("multipleOf must be greater than 0", keyword="multipleOf",
-                                         pointer=spec.pointer)
+            raise UnsupportedSchemaError(
+                "multipleOf must be greater than 0", keyword="multipleOf", pointer=spec.pointer
+            )
         modulus = int(step.scaleb(max(-int(step.as_tuple().exponent), 0)))
         if modulus > _MAX_MODULUS:
             raise UnsupportedSchemaError(
                 f"multipleOf {step} needs {modulus} automaton states (at most {_MAX_MODULUS})",
-                keyword="multipleOf", pointer=spec.pointer)
+                keyword="multipleOf",
+                pointer=spec.pointer,
+            )
         dfa = dfa_from_expr(body).intersect(_multiple_dfa(step, not integer))
         if dfa.is_empty():
-            raise UnsatisfiableSchemaError(f"no value in range is a multiple of {step}", keyword="multipleOf",
-                                           pointer=spec.pointer)
+            raise UnsatisfiableSchemaError(
+                f"no value in range is a multiple of {step}", keyword="multipleOf", pointer=spec.pointer
+            )
         body = dfa.labeled().to_ir(grammar, hint + "_mult")
         return seq(body, optional(_ZERO_FRACTION)) if integer else body
     return seq(body, optional(_ZERO_FRACTION)) if integer else body

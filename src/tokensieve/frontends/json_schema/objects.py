@@ -75,7 +75,7 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
     shape = _Shape()
     for loc in conj:
         s = loc.schema
-        for name, sub in (s.get("properties") or {}).items():
+        for name in s.get("properties") or {}:
             shape.names.setdefault(name, [])
         req = s.get("required")
         if isinstance(req, list):
@@ -91,7 +91,9 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
             shape.max_props = n if shape.max_props is None else min(shape.max_props, n)
     if conv.strict:
         shape.required = list(shape.names)
-    if shape.max_props is not None and (shape.min_props > shape.max_props or len(shape.required) > shape.max_props):
+    if shape.max_props is not None and (
+        shape.min_props > shape.max_props or len(shape.required) > shape.max_props
+    ):
         return NOTHING
     name_filters = _property_name_filters(conv, conj)
     members: list[Member] = []
@@ -102,8 +104,9 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
             if required:
                 return NOTHING
             continue
-        members.append(Member(seq(json_literal_string(name), conv.ws, literal(":"), conv.ws, value), value,
-                              required))
+        members.append(
+            Member(seq(json_literal_string(name), conv.ws, literal(":"), conv.ws, value), value, required)
+        )
     extras = _extra_members(conv, conj, list(shape.names), name_filters)
     pointer = conj[0].pointer if conj else ""
     return object_expr(conv, members, extras, shape.min_props, shape.max_props, "object", pointer=pointer)
@@ -134,8 +137,9 @@ def _py_search(conv: Converter, pattern: str, name: str, pointer: str) -> bool:
     try:
         return re.search(pattern, name) is not None
     except re.error as exc:
-        raise UnsupportedSchemaError(f"pattern {pattern!r} is not a valid regex: {exc}",
-                                     keyword="patternProperties", pointer=pointer) from exc
+        raise UnsupportedSchemaError(
+            f"pattern {pattern!r} is not a valid regex: {exc}", keyword="patternProperties", pointer=pointer
+        ) from exc
 
 
 def _declared_value(conv: Converter, conj: list[Location], name: str) -> Expr:
@@ -202,7 +206,9 @@ def _key_spec(conv: Converter, filters: list[Location], pointer: str) -> StringS
     return spec
 
 
-def _extra_members(conv: Converter, conj: list[Location], names: list[str], filters: list[Location]) -> list[Expr]:
+def _extra_members(
+    conv: Converter, conj: list[Location], names: list[str], filters: list[Location]
+) -> list[Expr]:
     """Members whose keys are not declared, one per region of matching patterns."""
     pointer = conj[0].pointer if conj else ""
     base = _key_spec(conv, filters, pointer)
@@ -210,8 +216,11 @@ def _extra_members(conv: Converter, conj: list[Location], names: list[str], filt
         return []
     patterns = [(p, sub, i) for i, loc in enumerate(conj) for p, sub in _patterns(loc)]
     if len(patterns) > _MAX_PATTERN_REGIONS:
-        conv.unsupported(f"more than {_MAX_PATTERN_REGIONS} patternProperties patterns in one object",
-                         "patternProperties", pointer)
+        conv.unsupported(
+            f"more than {_MAX_PATTERN_REGIONS} patternProperties patterns in one object",
+            "patternProperties",
+            pointer,
+        )
         patterns = patterns[:_MAX_PATTERN_REGIONS]
     from ..regex import parse_regex  # the regex front-end gives content languages
 
@@ -220,8 +229,9 @@ def _extra_members(conv: Converter, conj: list[Location], names: list[str], filt
         try:
             langs.append(parse_regex(p, search=True))
         except Exception as exc:  # GrammarSyntaxError and friends
-            raise UnsupportedSchemaError(f"pattern {p!r}: {exc}", keyword="patternProperties",
-                                         pointer=sub.pointer) from exc
+            raise UnsupportedSchemaError(
+                f"pattern {p!r}: {exc}", keyword="patternProperties", pointer=sub.pointer
+            ) from exc
     out: list[Expr] = []
     for subset in range(1 << len(patterns)):
         inside = [k for k in range(len(patterns)) if subset >> k & 1]
@@ -235,8 +245,13 @@ def _extra_members(conv: Converter, conj: list[Location], names: list[str], filt
         value = _value_of(conv, parts)
         if value == NOTHING:
             continue
-        spec = StringSpec(pointer=pointer, min_length=base.min_length, max_length=base.max_length,
-                          languages=list(base.languages), excluded=list(base.excluded))
+        spec = StringSpec(
+            pointer=pointer,
+            min_length=base.min_length,
+            max_length=base.max_length,
+            languages=list(base.languages),
+            excluded=list(base.excluded),
+        )
         spec.languages += [("patternProperties", langs[k]) for k in inside]
         spec.excluded += [("patternProperties", langs[k]) for k in range(len(patterns)) if k not in inside]
         if names:
@@ -254,8 +269,17 @@ def _extra_members(conv: Converter, conj: list[Location], names: list[str], filt
 # ----------------------------------------------------------------------------- member sequences
 
 
-def object_expr(conv: Converter, members: list[Member], extras: list[Expr], min_props: int,
-                max_props: int | None, hint: str, *, order: str | None = None, pointer: str = "") -> Expr:
+def object_expr(
+    conv: Converter,
+    members: list[Member],
+    extras: list[Expr],
+    min_props: int,
+    max_props: int | None,
+    hint: str,
+    *,
+    order: str | None = None,
+    pointer: str = "",
+) -> Expr:
     """``{`` members ``}`` with whitespace between tokens; see the module docstring for order."""
     order = order or conv.property_order
     if max_props is not None and (min_props > max_props or sum(m.required for m in members) > max_props):
@@ -265,8 +289,9 @@ def object_expr(conv: Converter, members: list[Member], extras: list[Expr], min_
     return _declared_order(conv, members, extras, min_props, max_props)
 
 
-def _declared_order(conv: Converter, members: list[Member], extras: list[Expr], min_props: int,
-                    max_props: int | None) -> Expr:
+def _declared_order(
+    conv: Converter, members: list[Member], extras: list[Expr], min_props: int, max_props: int | None
+) -> Expr:
     sep = seq(conv.ws, literal(","), conv.ws)
     extra = alt(*extras) if extras else None
     cap = max_props if max_props is not None else min_props  # counts above this do not matter
@@ -324,14 +349,23 @@ def _declared_order(conv: Converter, members: list[Member], extras: list[Expr], 
     return alt(*options) if options else NOTHING
 
 
-def _any_order(conv: Converter, members: list[Member], extras: list[Expr], min_props: int,
-               max_props: int | None, hint: str, pointer: str) -> Expr:
+def _any_order(
+    conv: Converter,
+    members: list[Member],
+    extras: list[Expr],
+    min_props: int,
+    max_props: int | None,
+    hint: str,
+    pointer: str,
+) -> Expr:
     n = len(members)
     if n > MAX_ANY_ORDER_PROPERTIES:
         raise UnsupportedSchemaError(
             f'property_order="any" with {n} properties needs 2^{n} grammar states (at most '
             f'{MAX_ANY_ORDER_PROPERTIES} properties); use property_order="declared"',
-            keyword="properties", pointer=pointer)
+            keyword="properties",
+            pointer=pointer,
+        )
     sep = seq(conv.ws, literal(","), conv.ws)
     extra = alt(*extras) if extras else None
     required = sum(1 << i for i, m in enumerate(members) if m.required)
@@ -340,7 +374,9 @@ def _any_order(conv: Converter, members: list[Member], extras: list[Expr], min_p
 
     def done(mask: int, e: int) -> bool:
         count = bin(mask).count("1") + e
-        return mask & required == required and count >= min_props and (max_props is None or count <= max_props)
+        return (
+            mask & required == required and count >= min_props and (max_props is None or count <= max_props)
+        )
 
     def state(mask: int, e: int) -> Ref:
         """Members written: the declared ones in ``mask`` and ``e`` additional ones (capped)."""
@@ -349,8 +385,9 @@ def _any_order(conv: Converter, members: list[Member], extras: list[Expr], min_p
             name = conv.grammar.fresh_name(f"{hint}_any")
             conv.grammar.rules[name] = NOTHING
             names[key] = Ref(name)
-            conv.grammar.rules[name] = alt(*_steps(mask, e, sep), *([seq(conv.ws, literal("}"))] if done(mask, e)
-                                                                    else []))
+            conv.grammar.rules[name] = alt(
+                *_steps(mask, e, sep), *([seq(conv.ws, literal("}"))] if done(mask, e) else [])
+            )
         return names[key]
 
     def _steps(mask: int, e: int, lead: Expr) -> list[Expr]:

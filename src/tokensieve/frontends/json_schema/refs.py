@@ -11,7 +11,6 @@ be registered by URI; nothing is ever fetched from the network.
 from __future__ import annotations
 
 import re
-
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,8 +23,20 @@ __all__ = ["Location", "Resolver", "child_pointer"]
 ROOT_URI = "https://tokensieve.invalid/schema.json"  # urljoin needs a hierarchical scheme
 
 # Keywords whose value is a subschema / a list / a map of subschemas (draft 2020-12 and older).
-_SUB = {"additionalProperties", "propertyNames", "items", "additionalItems", "contains", "not", "if", "then",
-        "else", "unevaluatedItems", "unevaluatedProperties", "contentSchema"}
+_SUB = {
+    "additionalProperties",
+    "propertyNames",
+    "items",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    "contentSchema",
+}
 _SUB_LIST = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
 _SUB_MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
 
@@ -106,15 +117,20 @@ class Resolver:
         fragment = unquote(fragment)
         resource = self._resources.get(uri)
         if resource is None:
-            raise UnsupportedSchemaError(f"cannot resolve $ref {ref!r}: {uri!r} is not a known schema "
-                                         "(remote references are never fetched)", keyword="$ref", pointer=here.pointer)
+            raise UnsupportedSchemaError(
+                f"cannot resolve $ref {ref!r}: {uri!r} is not a known schema "
+                "(remote references are never fetched)",
+                keyword="$ref",
+                pointer=here.pointer,
+            )
         if not fragment:
             return resource
         if not fragment.startswith("/"):
             anchor = self._anchors.get(f"{uri}#{fragment}")
             if anchor is None:
-                raise UnsupportedSchemaError(f"$ref {ref!r}: no anchor {fragment!r}", keyword="$ref",
-                                             pointer=here.pointer)
+                raise UnsupportedSchemaError(
+                    f"$ref {ref!r}: no anchor {fragment!r}", keyword="$ref", pointer=here.pointer
+                )
             return anchor
         node = resource.schema
         pointer = resource.pointer
@@ -126,9 +142,15 @@ class Resolver:
             elif isinstance(node, list) and token.isdigit() and int(token) < len(node):
                 node = node[int(token)]
             else:
-                raise UnsupportedSchemaError(f"$ref {ref!r} points to nothing", keyword="$ref", pointer=here.pointer)
+                raise UnsupportedSchemaError(
+                    f"$ref {ref!r} points to nothing", keyword="$ref", pointer=here.pointer
+                )
             pointer = child_pointer(pointer, token)
-            if isinstance(node, dict) and isinstance(node.get("$id"), str) and not node["$id"].startswith("#"):
+            if (
+                isinstance(node, dict)
+                and isinstance(node.get("$id"), str)
+                and not node["$id"].startswith("#")
+            ):
                 base = urldefrag(join_uri(base, node["$id"]))[0]
         return Location(node, pointer, base)
 

@@ -103,8 +103,10 @@ def escaped_chars(ranges: CpRanges) -> Expr:
         if hhi > hlo:
             pieces.append((hhi, 0, vhi & 0x3FF))
         for high, llo, lhi in pieces:
-            high_escape = _u_escape(0xD800 + hlo + 1, 0xD800 + hhi - 1) if high < 0 else _u_escape(
-                0xD800 + high, 0xD800 + high
+            high_escape = (
+                _u_escape(0xD800 + hlo + 1, 0xD800 + hhi - 1)
+                if high < 0
+                else _u_escape(0xD800 + high, 0xD800 + high)
             )
             options.append(seq(high_escape, _u_escape(0xDC00 + llo, 0xDC00 + lhi)))
     return alt(*options)
@@ -289,7 +291,9 @@ class StringSpec:
             return dfa_from_expr(lang)
         except OverflowError as exc:
             raise UnsupportedSchemaError(
-                "the string constraint is too large to combine with the others", keyword=keyword, pointer=self.pointer
+                "the string constraint is too large to combine with the others",
+                keyword=keyword,
+                pointer=self.pointer,
             ) from exc
 
 
@@ -328,5 +332,6 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
 
 def _empty(spec: StringSpec) -> UnsatisfiableSchemaError:
     keyword = spec.languages[0][0] if spec.languages else "minLength"
-    return UnsatisfiableSchemaError("no string satisfies all the string constraints", keyword=keyword,
-                                    pointer=spec.pointer)
+    return UnsatisfiableSchemaError(
+        "no string satisfies all the string constraints", keyword=keyword, pointer=spec.pointer
+    )

@@ -35,4 +35,7 @@ def validate(schema: Any, value: Any) -> list[str]:
     """Error messages for ``value`` under ``schema`` (dict, JSON text, Pydantic model...);
     an empty list means valid."""
     validator = make_validator(load_schema(schema))
-    return [f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}" for e in validator.iter_errors(value)]
+    return [
+        f"{'/'.join(map(str, e.absolute_path)) or '<root>'}: {e.message}"
+        for e in validator.iter_errors(value)
+    ]

@@ -1,0 +1,63 @@
+"""anyOf / oneOf / allOf / not / if-then-else."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokensieve.errors import UnsupportedSchemaError
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+
+from .helpers import check
+
+
+def test_any_of_and_all_of() -> None:
+    check({"anyOf": [{"type": "string", "maxLength": 1}, {"type": "integer"}]}, ["a", 3], ["ab", None])
+    check(
+        {"allOf": [{"type": "string", "pattern": "a"}, {"pattern": "b"}, {"maxLength": 3}]},
+        ["ab", "bxa"],
+        ["a", "b", "abab"],
+    )
+
+
+def test_one_of_overlapping_branches_exclude_the_overlap() -> None:
+    schema = {"oneOf": [{"type": "integer", "minimum": 0}, {"type": "integer", "maximum": 10}]}
+    check(schema, [-5, 11], [0, 5, 10, "x"])
+    objects = {"oneOf": [{"required": ["a"]}, {"required": ["b"]}], "type": "object"}
+    check(objects, [{"a": 1}, {"b": 1}], [{"a": 1, "b": 2}, {}], property_order="any")
+
+
+def test_one_of_with_discriminator() -> None:
+    schema = {
+        "oneOf": [
+            {"properties": {"kind": {"const": "a"}, "x": {"type": "integer"}}, "required": ["kind"]},
+            {"properties": {"kind": {"const": "b"}, "y": {"type": "string"}}, "required": ["kind"]},
+        ]
+    }
+    check(schema, [{"kind": "a", "x": 1}, {"kind": "b", "y": "s"}], [{"kind": "c"}, {"kind": "a", "x": "s"}])
+
+
+def test_not_on_scalars_and_required() -> None:
+    check({"not": {"type": "string"}}, [1, None, [], {}], ["a"])
+    check({"type": "string", "not": {"enum": ["a", "b"]}}, ["c", ""], ["a", "b"])
+    check({"type": "integer", "not": {"minimum": 5}}, [4, -1], [5, 6])
+    check({"not": {"required": ["a"]}}, [{}, {"b": 1}], [{"a": 1}, 1])
+
+
+def test_not_on_objects_that_cannot_be_expressed() -> None:
+    with pytest.raises(UnsupportedSchemaError) as info:
+        json_schema_to_grammar({"type": "object", "not": {"minProperties": 2}})
+    assert info.value.keyword == "not"
+
+
+def test_if_then_else() -> None:
+    schema = {
+        "if": {"properties": {"t": {"const": "n"}}},
+        "then": {"properties": {"v": {"type": "integer"}}},
+        "else": {"properties": {"v": {"type": "string"}}},
+    }
+    check(
+        schema,
+        [{"t": "n", "v": 1}, {"t": "s", "v": "x"}, {"v": 1}],
+        [{"t": "n", "v": "x"}, {"v": "x"}, {"t": "s", "v": 1}],
+        property_order="any",
+    )

@@ -1,0 +1,117 @@
+"""Objects in both property orders, additional/pattern properties, and arrays."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokensieve.errors import UnsupportedSchemaError
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.frontends.json_schema.objects import MAX_ANY_ORDER_PROPERTIES
+
+from .helpers import Raw, check
+
+PERSON = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}, "age": {"type": "integer"}, "tags": {"type": "array"}},
+    "required": ["name"],
+}
+
+
+def test_declared_order_and_defaults() -> None:
+    check(
+        PERSON,
+        [{"name": "a"}, {"name": "a", "tags": []}, {"name": "a", "age": 1, "zz": None}],
+        [{"age": 1}, {"name": 1}, Raw('{"age": 1, "name": "a"}'), Raw('{"name": "a", "name": "b"}')],
+    )
+
+
+def test_any_order_exact_set() -> None:
+    check(
+        PERSON,
+        [{"age": 1, "name": "a"}, {"tags": [], "zz": 1, "name": "a"}],
+        [{"age": 1}, Raw('{"name": "a", "name": "b"}'), Raw('{"age": 1, "name": "a", "age": 2}')],
+        property_order="any",
+    )
+
+
+def test_any_order_bound() -> None:
+    n = MAX_ANY_ORDER_PROPERTIES + 1
+    schema = {"properties": {f"p{i}": {} for i in range(n)}}
+    with pytest.raises(UnsupportedSchemaError) as info:
+        json_schema_to_grammar(schema, property_order="any")
+    assert info.value.keyword == "properties"
+    json_schema_to_grammar(schema)  # declared order has no such bound
+
+
+def test_additional_keys_exclude_declared_names_in_every_spelling() -> None:
+    schema = {"properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}}
+    check(schema, [{"a": 1, "b": "x"}], [{"a": "x"}, Raw('{"a": 1, "\\u0061": "x"}'), {"b": 1}])
+    check(
+        {"properties": {"a": {}}, "additionalProperties": False},
+        [{"a": 1}, Raw('{"\\u0061": 1}')],
+        [{"b": 1}],
+    )
+
+
+def test_pattern_properties_and_property_names() -> None:
+    schema = {"patternProperties": {"^x-": {"type": "integer"}}, "additionalProperties": False}
+    check(schema, [{}, {"x-a": 1}], [{"x-a": "s"}, {"y": 1}])
+    check({"propertyNames": {"maxLength": 2}}, [{"ab": 1}], [{"abc": 1}])
+
+
+def test_min_max_properties_and_strict() -> None:
+    check(
+        {"minProperties": 1, "maxProperties": 2}, [{"a": 1}, {"a": 1, "b": 2}], [{}, {"a": 1, "b": 2, "c": 3}]
+    )
+    check(
+        {"properties": {"a": {}, "b": {}}},
+        [{"a": 1, "b": 2}],
+        [{"a": 1}, {"a": 1, "b": 2, "c": 3}],
+        strict=True,
+    )
+
+
+def test_dependencies() -> None:
+    check(
+        {"dependentRequired": {"a": ["b"]}},
+        [{}, {"b": 1}, {"a": 1, "b": 1}],
+        [{"a": 1}],
+        property_order="any",
+    )
+    check(
+        {"dependentSchemas": {"a": {"properties": {"b": {"type": "string"}}}}},
+        [{"b": 1}, {"a": 1, "b": "x"}],
+        [{"a": 1, "b": 1}],
+        property_order="any",
+    )
+
+
+def test_arrays_items_prefix_and_lengths() -> None:
+    check(
+        {"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": False},
+        [[], ["a"], ["a", 1]],
+        [[1], ["a", 1, 2]],
+    )
+    check(
+        {"items": [{"type": "string"}], "additionalItems": {"type": "integer"}}, [["a", 1, 2]], [["a", "b"]]
+    )
+    check(
+        {"type": "array", "minItems": 2, "maxItems": 3, "items": {"type": "integer"}},
+        [[1, 2], [1, 2, 3]],
+        [[1], [1, 2, 3, 4], [1, "a"]],
+    )
+
+
+def test_contains_counts() -> None:
+    check(
+        {"contains": {"type": "string"}, "minContains": 2, "maxContains": 3},
+        [["a", "b"], [1, "a", 2, "b", "c"]],
+        [["a"], ["a", "b", "c", "d"], []],
+    )
+
+
+def test_unique_items_small_domains() -> None:
+    check({"uniqueItems": True, "items": {"type": "boolean"}}, [[], [True], [False, True]], [[True, True]])
+    with pytest.raises(UnsupportedSchemaError) as info:
+        json_schema_to_grammar({"uniqueItems": True, "items": {"type": "integer"}})
+    assert info.value.keyword == "uniqueItems"

@@ -1,0 +1,94 @@
+"""Strings (lengths in characters, escapes, patterns, formats) and numbers (exact bounds)."""
+
+from __future__ import annotations
+
+import random
+from decimal import Decimal
+
+import pytest
+
+from tokensieve.errors import UnsupportedSchemaError
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+
+from .helpers import Raw, accepts, check
+
+
+def test_lengths_count_characters_after_unescaping() -> None:
+    schema = {"type": "string", "minLength": 2, "maxLength": 3}
+    check(schema, ["ab", "abc", "é😀", '"\\', "\n\t"], ["a", "abcd", ""])
+    assert accepts(schema, '"\\u00e9\\ud83d\\ude00"')  # two characters, escaped
+    assert not accepts(schema, '"\\ud83d"')  # a lone surrogate is not a character
+
+
+def test_min_length_does_not_forbid_escapes() -> None:
+    check({"type": "string", "minLength": 1}, ['"', "\\", "\u0001"], [""])
+
+
+def test_pattern_is_unanchored_unless_anchored() -> None:
+    check({"type": "string", "pattern": "b+"}, ["abbc", "b"], ["ac", ""])
+    check({"type": "string", "pattern": "^a[0-9]$"}, ["a1"], ["a12", "ba1"])
+
+
+def test_pattern_with_length_and_escaped_content() -> None:
+    schema = {"type": "string", "pattern": '^[a"]+$', "maxLength": 2}
+    check(schema, ["a", 'a"', Raw('"\\u0061\\""')], ["aaa", "", "b"])
+
+
+def test_control_characters_in_pattern_are_escaped_in_json() -> None:
+    schema = {"type": "string", "pattern": "^\\x00\\n$"}
+    check(schema, ["\x00\n"], [])
+    assert not accepts(schema, b'"\x00\n"')  # raw control bytes are not JSON
+
+
+def test_formats() -> None:
+    check(
+        {"type": "string", "format": "date-time"},
+        ["2024-02-29T23:59:60Z", "2021-01-01t00:00:00.5+05:30"],
+        ["2023-02-29T00:00:00Z", "2021-01-01 00:00:00Z", "2021-01-01T24:00:00Z"],
+    )
+    check({"format": "ipv4"}, ["10.0.0.255", 5], ["256.1.1.1", "01.1.1.1"])
+    check({"format": "uuid"}, ["123e4567-e89b-12d3-a456-426614174000"], ["123e4567e89b12d3a456426614174000"])
+    check({"format": "email"}, ["a.b@example.com", '"x y"@h'], ["a@", "@b", "a..b@c"])
+    check({"format": "uri"}, ["https://a.b/c?d#e", "urn:x:y"], ["/relative", "a b:c"])
+    check({"format": "duration"}, ["P1Y2M", "PT1S", "P2W"], ["P", "PT", "P1S"])
+    check({"format": "no-such-format"}, ["anything"], [])
+
+
+def test_not_regular_format_is_unsupported() -> None:
+    with pytest.raises(UnsupportedSchemaError) as info:
+        json_schema_to_grammar({"type": "string", "format": "regex"})
+    assert info.value.keyword == "format"
+
+
+def test_integers_beyond_64_bits() -> None:
+    big = 2**70
+    schema = {"type": "integer", "minimum": -big, "maximum": big}
+    check(schema, [-big, 0, big, big - 1], [big + 1, -big - 1, 10 * big])
+
+
+def test_decimal_bounds_are_exact() -> None:
+    schema = {"type": "number", "exclusiveMinimum": 0.5, "maximum": 2.25}
+    check(schema, [0.51, 0.6, 1, 2.25, Raw("2.2500"), Raw("0.5000001")], [0.5, Raw("0.50"), 2.26, -1, 3])
+
+
+def test_random_bounds_against_decimal_arithmetic() -> None:
+    rng = random.Random(7)
+    for _ in range(8):
+        lo = Decimal(rng.randint(-300, 300)) / 100
+        hi = lo + Decimal(rng.randint(0, 400)) / 100
+        schema = {"type": "number", "minimum": float(lo), "exclusiveMaximum": float(hi)}
+        if lo == hi:
+            continue
+        values = [Decimal(rng.randint(-500, 500)) / 100 for _ in range(15)] + [lo, hi]
+        check(
+            schema, [float(v) for v in values if lo <= v < hi], [float(v) for v in values if not lo <= v < hi]
+        )
+
+
+def test_multiple_of() -> None:
+    check({"type": "integer", "multipleOf": 7, "minimum": -30}, [0, 7, -28, 700], [1, -35, 7.5])
+    check({"type": "number", "multipleOf": 0.25}, [0.5, 1, -0.75, Raw("0.250")], [0.1, 0.3])
+
+
+def test_draft4_boolean_exclusive_bounds() -> None:
+    check({"type": "integer", "minimum": 3, "exclusiveMinimum": True}, [4], [3])
