@@ -91,7 +91,8 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, li
 
 def _recursive_rules(grammar: Grammar) -> set[str]:
     """Names of rules that can reach themselves (Tarjan's SCCs, iterative)."""
-    graph: dict[str, list[str]] = {name: sorted(_refs(body)) for name, body in grammar.rules.items()}
+    memo: dict[int, frozenset[str]] = {}
+    graph: dict[str, list[str]] = {name: sorted(_refs(body, memo)) for name, body in grammar.rules.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -136,21 +137,20 @@ def _recursive_rules(grammar: Grammar) -> set[str]:
     return recursive
 
 
-def _refs(expr: Expr) -> set[str]:
-    found: set[str] = set()
-    stack = [expr]
-    seen: set[int] = set()
-    while stack:
-        e = stack.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, Ref):
-            found.add(e.name)
-        elif isinstance(e, (Seq, Alt)):
-            stack.extend(e.items)
-        elif isinstance(e, Repeat):
-            stack.append(e.item)
+def _refs(expr: Expr, memo: dict[int, frozenset[str]]) -> frozenset[str]:
+    """Rule names referenced in ``expr``; memoized by node, since rules share sub-expressions."""
+    hit = memo.get(id(expr))
+    if hit is not None:
+        return hit
+    if isinstance(expr, Ref):
+        found = frozenset((expr.name,))
+    elif isinstance(expr, (Seq, Alt)):
+        found = frozenset().union(*(_refs(it, memo) for it in expr.items))
+    elif isinstance(expr, Repeat):
+        found = _refs(expr.item, memo)
+    else:
+        found = frozenset()
+    memo[id(expr)] = found
     return found
 
 
@@ -168,6 +168,8 @@ class _Lowering:
         self.terminal_of_program: dict[tuple[int, ...], int | None] = {}
         self.special_terminal: dict[int, int] = {}
         self.program_memo: dict[int, list[int]] = {}
+        self.size_memo: dict[int, int] = {}
+        self.symbols_memo: dict[int, list[int]] = {}
         self.keep_alive: list[Expr] = []  # id()-keyed memos need their keys alive
 
     # ---------------------------------------------------------------- classification
@@ -210,15 +212,41 @@ class _Lowering:
                 limit="max_productions",
             )
 
+    def nfa_size(self, expr: Expr) -> int:
+        """Thompson-NFA size of a regular expression (bounded repetitions unrolled), memoized."""
+        key = id(expr)
+        hit = self.size_memo.get(key)
+        if hit is not None:
+            return hit
+        if isinstance(expr, Bytes):
+            size = 1
+        elif isinstance(expr, Seq):
+            size = sum(self.nfa_size(it) for it in expr.items)
+        elif isinstance(expr, Alt):
+            size = 1 + sum(self.nfa_size(it) for it in expr.items)
+        elif isinstance(expr, Repeat):
+            copies = expr.max if expr.max is not None else max(expr.min, 1)
+            size = 1 + self.nfa_size(expr.item) * copies
+        elif isinstance(expr, Ref):
+            size = self.nfa_size(self.rule_body(expr.name))
+        else:
+            size = 1
+        self.size_memo[key] = size
+        return size
+
     def try_terminal(self, expr: Expr) -> int | None:
         """The terminal symbol for a regular expression, or None if its DFA is too large."""
+        splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
+        # Big expressions are split without trying: a DFA rarely has fewer states than the
+        # NFA has positions, and building a doomed automaton level after level is quadratic.
+        if splittable and self.nfa_size(expr) > 4 * self.limits.max_terminal_states:
+            return None
         program: list[int] = []
         _emit(expr, self.rules, program, self.program_memo)
         key = tuple(program)
         if key in self.terminal_of_program:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
-        splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
         budget = self.limits.max_terminal_states if splittable else self.limits.max_dfa_states
         dfa = self.build(program, budget)
         if dfa is None:
@@ -252,7 +280,16 @@ class _Lowering:
         return nt
 
     def symbols(self, expr: Expr) -> list[int]:
-        """Symbols whose concatenation is ``expr``'s language."""
+        """Symbols whose concatenation is ``expr``'s language (memoized: IR nodes are shared)."""
+        hit = self.symbols_memo.get(id(expr))
+        if hit is not None:
+            return hit
+        self.keep_alive.append(expr)
+        result = self._symbols(expr)
+        self.symbols_memo[id(expr)] = result
+        return result
+
+    def _symbols(self, expr: Expr) -> list[int]:
         if isinstance(expr, Seq) and not expr.items:
             return []
         if self.is_regular(expr):
