@@ -167,12 +167,12 @@ def seq(*items: Expr) -> Expr:
 
 def alt(*items: Expr) -> Expr:
     """Alternation, flattening nested alternations and dropping duplicates."""
-    flat: list[Expr] = []
+    flat: dict[Expr, None] = {}  # ordered, and duplicate detection in O(1) per item
     for it in items:
         for sub in it.items if isinstance(it, Alt) else (it,):
-            if sub not in flat:
-                flat.append(sub)
-    return flat[0] if len(flat) == 1 else Alt(tuple(flat))
+            flat.setdefault(sub)
+    unique = list(flat)
+    return unique[0] if len(unique) == 1 else Alt(tuple(unique))
 
 
 def optional(item: Expr) -> Expr:
