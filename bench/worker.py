@@ -43,9 +43,11 @@ CLOCK_NAMES = ("cpu", "wall")
 
 
 class Clocks:
-    """The child's timers: ``compile`` and ``step`` return seconds elapsed since a start mark.
+    """The child's two timers, for compiles and for steps (one mask or one accept).
 
-    Usage: ``t0 = clocks.step_now(); ...; seconds = clocks.step_since(t0)``.
+    Usage: ``t0 = clocks.step_now(); ...; seconds = clocks.step_since(t0)`` (same with
+    ``compile_now`` / ``compile_since``). ``*_now`` return raw nanoseconds; ``*_since``
+    return seconds with the calibrated cost of one clock read taken off.
     """
 
     def __init__(self, name: str) -> None:
