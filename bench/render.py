@@ -120,6 +120,39 @@ def memory_table(engines: dict[str, dict[str, Any]]) -> str:
     return table(["engine", "median reported by the engine", "median RSS growth at compile"], rows)
 
 
+def targets_table(engines: dict[str, dict[str, Any]]) -> str | None:
+    """tokensieve against the bars of issue 6 (``../shared/DESIGN.md``), peers from the same run."""
+    ts, xg, ll = engines.get(BASELINE), engines.get("xgrammar"), engines.get("llguidance")
+    if ts is None:
+        return None
+    rows: list[list[str]] = []
+
+    def bar(name: str, ours: float | None, limit: float | None, unit: str, text: str) -> None:
+        ours_text = f"{fmt_time(ours, unit)} {unit}"
+        if ours is None or limit is None or math.isnan(ours) or math.isnan(limit):
+            rows.append([name, text, ours_text, "-", "not measured"])
+        else:
+            verdict = "met" if ours < limit else "missed"
+            rows.append([name, text, ours_text, f"{fmt_time(limit, unit)} {unit}", verdict])
+
+    bar("mask p50", ts["mask_s"]["p50"], xg["mask_s"]["p50"] if xg else None, "us", "below xgrammar's p50")
+    bar("mask p99", ts["mask_s"]["p99"], ll["mask_s"]["p99"] / 2 if ll else None, "us",
+        "below half of llguidance's p99")
+    bar("mask max", ts["mask_s"]["max"], 10e-3, "us", "under 10 ms")
+    bar("compile p50", ts["compile_s"]["p50"], ll["compile_s"]["p50"] * (1 + 1e-9) if ll else None, "ms",
+        "at or below llguidance's p50")
+    bar("compile p99", ts["compile_s"]["p99"], 20e-3 * (1 + 1e-9), "ms", "at most 20 ms")
+    sc = ts["schemas"]
+    failures = sc["timeout"] + sc["crash"] + sc["oom"]
+    rows.append(["timeouts, crashes, OOM", "zero", str(failures), "0", "met" if failures == 0 else "missed"])
+    ours_mem = ts["memory"]["reported_median_bytes"]
+    xg_mem = xg["memory"]["reported_median_bytes"] if xg else None
+    met = ours_mem is not None and xg_mem is not None and ours_mem <= xg_mem
+    rows.append(["memory per schema (median)", "no larger than xgrammar's", fmt_bytes(ours_mem),
+                 fmt_bytes(xg_mem), "met" if met else ("missed" if xg_mem is not None else "not measured")])
+    return table(["figure", "bar", "tokensieve", "limit", "verdict"], rows, text_columns=2)
+
+
 def markdown_report(report: dict[str, Any]) -> str:
     """The MaskBench comparison as markdown: setup, times, ratios, outcomes, memory."""
     engines = report["engines"]
@@ -157,6 +190,10 @@ def markdown_report(report: dict[str, Any]) -> str:
             percentile_table(engines, "mask_s", "us", key="common_schemas"),
             "",
         ]
+    targets = targets_table(engines)
+    if targets:
+        title = "**The bars of issue 6** (each engine's own percentiles, peers from this run)"
+        lines += [title, "", targets, ""]
     lines += [
         "**Outcomes** (valid rejected = a token or EOS refused; instance errors = refused after the mask "
         "allowed it, engine error, timeout or crash while running an instance)",
