@@ -17,6 +17,7 @@ from ...errors import UnsatisfiableSchemaError
 from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
 from . import composition
 from .keywords import count_keyword
+from .negation import NO_ANNOTATIONS
 from .refs import Location, Resolver, child_pointer
 
 if TYPE_CHECKING:
@@ -54,6 +55,31 @@ def _items_of(loc: Location) -> tuple[list[Location], Location | None]:
     return prefix, (_sub(loc, "items") if "items" in s else None)
 
 
+def _unevaluated_items(conj: list[Location]) -> list[tuple[list[Location], Location | None]]:
+    """``unevaluatedItems`` as extra (prefix, rest) shapes: positions past every prefix seen
+    in scope must satisfy it, unless they match a ``contains`` seen in scope."""
+    out: list[tuple[list[Location], Location | None]] = []
+    for u in conj:
+        if "unevaluatedItems" not in u.schema:
+            continue
+        scope = [m for m in conj if (m is u or u.key in m.scope) and not m.schema.get(NO_ANNOTATIONS)]
+        if any(
+            isinstance(m.schema.get("items"), (dict, bool))
+            or (isinstance(m.schema.get("items"), list) and "additionalItems" in m.schema)
+            or (m is not u and "unevaluatedItems" in m.schema)
+            for m in scope
+        ):
+            continue  # every item is evaluated in that scope
+        width = max(len(_items_of(m)[0]) for m in scope)
+        rest = _sub(u, "unevaluatedItems")
+        contains = [m.schema["contains"] for m in scope if "contains" in m.schema]
+        if contains:
+            rest = rest.with_schema({"anyOf": [*contains, rest.schema]})
+        anything = Location(True, u.pointer, u.base)
+        out.append(([anything] * width, rest))
+    return out
+
+
 def _conj_value(conv: Converter, parts: list[Location]) -> tuple[Expr, list[Location]]:
     conj = [loc for part in parts for loc in composition.flatten(conv, part)]
     if not conj:
@@ -71,7 +97,7 @@ def array_value(conv: Converter, conj: list[Location]) -> Expr:
     lo, hi = 0, None
     unique = False
     contains: list[Location] = []
-    shapes = [_items_of(loc) for loc in conj]
+    shapes = [_items_of(loc) for loc in conj] + _unevaluated_items(conj)
     for loc in conj:
         s = loc.schema
         n = count_keyword(s, "minItems")

@@ -57,9 +57,9 @@ def flatten(conv: Converter, loc: Location) -> list[Location]:
         out.append(here)
         ref = s.get("$ref")
         if isinstance(ref, str):
-            add(conv.resolver.resolve(ref, here))
+            add(here.inside(conv.resolver.resolve(ref, here)))
         for i, sub in enumerate(s.get("allOf") or []):
-            add(Resolver.enter(sub, child_pointer(here.pointer, "allOf", i), here.base))
+            add(here.inside(Resolver.enter(sub, child_pointer(here.pointer, "allOf", i), here.base)))
         for extra in _rewrites(here):
             out.append(extra)
         active.pop()
@@ -74,7 +74,7 @@ def _rewrites(loc: Location) -> list[Location]:
     out: list[Location] = []
 
     def synth(schema: dict[str, Any], *where: str | int) -> None:
-        out.append(Location(schema, child_pointer(loc.pointer, *where), loc.base))
+        out.append(loc.inside(Location(schema, child_pointer(loc.pointer, *where), loc.base)))
 
     deps: dict[str, Any] = {}
     for key in ("dependencies", "dependentRequired", "dependentSchemas"):
@@ -86,7 +86,7 @@ def _rewrites(loc: Location) -> list[Location]:
             synth({"anyOf": [absent, {"required": [name, *dep]}]}, key, name)
         else:
             synth({"anyOf": [absent, {"allOf": [{"required": [name]}, dep]}]}, key, name)
-    if "if" in s and ("then" in s or "else" in s):
+    if "if" in s:  # even alone: a passing "if" contributes annotations (unevaluated*)
         then = s.get("then", True)
         other = s.get("else", True)
         synth(
@@ -129,7 +129,7 @@ def _value_types(value: Any) -> frozenset[str]:
 
 
 def _strip(loc: Location, *keys: str) -> Location:
-    return Location({k: v for k, v in loc.schema.items() if k not in keys}, loc.pointer, loc.base)
+    return loc.with_schema({k: v for k, v in loc.schema.items() if k not in keys})
 
 
 def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
@@ -143,11 +143,14 @@ def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
                 continue
             rest = [*conj[:i], _strip(loc, key), *conj[i + 1 :]]
             arms = [
-                rest + flatten(conv, Resolver.enter(b, child_pointer(loc.pointer, key, j), loc.base))
+                rest
+                + flatten(conv, loc.inside(Resolver.enter(b, child_pointer(loc.pointer, key, j), loc.base)))
                 for j, b in enumerate(branches)
             ]
             if key == "oneOf" and not loc.schema.get("x-disjoint"):
                 arms = _exclusive_arms(conv, arms, branches, loc)
+            elif key == "anyOf" and _seen_by_unevaluated(conj, loc):
+                _require_disjoint(conv, arms, loc)
             conv.branches += len(arms)
             if conv.branches > _MAX_BRANCHES:
                 raise UnsupportedSchemaError(
@@ -207,6 +210,30 @@ def json_equal(a: Any, b: Any) -> bool:
 
 
 # ----------------------------------------------------------------------------- oneOf
+
+
+def _seen_by_unevaluated(conj: list[Location], loc: Location) -> bool:
+    """Whether an ``unevaluated*`` keyword sees the annotations of the schema at ``loc``."""
+    return any(
+        ("unevaluatedProperties" in u.schema or "unevaluatedItems" in u.schema)
+        and (u is loc or u.key in loc.scope or u.key == loc.key)
+        for u in conj
+    )
+
+
+def _require_disjoint(conv: Converter, arms: list[list[Location]], loc: Location) -> None:
+    """With ``unevaluated*``, every anyOf branch that matches contributes annotations; one
+    alternative per branch is exact only when no value can match two branches."""
+    for i in range(len(arms)):
+        for j in range(i + 1, len(arms)):
+            if not disjoint(conv, arms[i], arms[j]):
+                conv.unsupported(
+                    f"branches {i} and {j} may both match, and unevaluatedProperties/Items would "
+                    "then see the annotations of both",
+                    "anyOf",
+                    loc.pointer,
+                )
+                return
 
 
 def _exclusive_arms(

@@ -4,11 +4,14 @@ Formats with a regular grammar are enforced exactly, with these documented limit
 
 - ``date``/``date-time``: days are checked per month, February 29 only in leap years;
   a leap second (``:60``) is accepted only at 23:59 UTC written with ``Z``/``+00:00``/``-00:00``.
-- ``hostname``/``idn-hostname``: labels of 1..63 characters; the 253-character total is
-  not enforced (it would multiply the automaton by 253).
+- ``hostname``: LDH labels of 1..63 characters without ``--`` in positions 3-4 (so no
+  A-labels); the 253-character total is *not* enforced (it would multiply the automaton by
+  253): the one documented over-acceptance of this module.
 - ``email``: RFC 5321 mailboxes: dot-atom or quoted local part, hostname or IP-literal domain.
 
-``regex`` (the value must be a regular expression: not a regular language) is an error.
+``regex`` (not a regular language), ``idn-hostname`` (IDNA2008 rules) and ``uri-template``
+are errors. ``idn-email`` accepts UTF-8 in local parts and domain labels (RFC 6531) without
+IDNA checks on the labels.
 Unknown formats are annotations in draft 2020-12 and constrain nothing.
 """
 
@@ -47,31 +50,51 @@ _IPV6 = (
     rf"|(?:(?:{_H16}:){{0,5}}{_H16})?::{_H16}"
     rf"|(?:(?:{_H16}:){{0,6}}{_H16})?::)"
 )
-_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+# LDH labels; "--" in the 3rd and 4th positions is reserved (RFC 5891), which also leaves
+# out A-labels ("xn--..."): their Punycode validity is not a regular property.
+_AN = "[A-Za-z0-9]"
+_LDH = "[A-Za-z0-9-]"
+_LABEL = rf"(?:{_AN}|{_AN}{_AN}|{_AN}{_LDH}{{1,2}}{_AN}|{_AN}{_LDH}(?:{_AN}{_LDH}|-{_AN}){_LDH}{{0,58}}{_AN})"
 _HOSTNAME = rf"(?:{_LABEL}(?:\.{_LABEL})*)"
 _ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
 _EMAIL = (
     rf'(?:{_ATEXT}+(?:\.{_ATEXT}+)*|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*")'
     rf"@(?:{_HOSTNAME}|\[{_IPV4}\]|\[IPv6:{_IPV6}\])"
 )
+# RFC 6531: UTF-8 characters are allowed in atext, quoted strings and domain labels.
+_U = "\u0080-\U0010ffff"
+_IDN_LABEL = rf"[A-Za-z0-9{_U}](?:[A-Za-z0-9\-{_U}]*[A-Za-z0-9{_U}])?"
+_IDN_EMAIL = (
+    rf"(?:[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~\-{_U}]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~\-{_U}]+)*"
+    rf'|"(?:[\x20\x21\x23-\x5b\x5d-\x7e{_U}]|\\[\x20-\x7e])*")'
+    rf"@(?:{_IDN_LABEL}(?:\.{_IDN_LABEL})*|\[{_IPV4}\]|\[IPv6:{_IPV6}\])"
+)
 # RFC 3986 (ASCII) and RFC 3987 (IRI: adds non-ASCII "ucschar" where unreserved is allowed).
 _PCT = r"%[0-9A-Fa-f]{2}"
 _SUB = r"[!$&'()*+,;=]"
 
 
+_UCSCHAR = (
+    "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"
+    + "".join(f"{chr(p)}-{chr(p + 0xFFFD)}" for p in range(0x10000, 0xE0000, 0x10000))
+    + f"{chr(0xE1000)}-{chr(0xEFFFD)}"
+)
+_IPRIVATE = f"\ue000-\uf8ff{chr(0xF0000)}-{chr(0xFFFFD)}{chr(0x100000)}-{chr(0x10FFFD)}"
+
+
 def _uri(iri: bool, reference: bool) -> str:
-    unres = r"[A-Za-z0-9._~\-\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef]" if iri else r"[A-Za-z0-9._~-]"
+    unres = rf"[A-Za-z0-9._~\-{_UCSCHAR}]" if iri else r"[A-Za-z0-9._~-]"
     pchar = rf"(?:{unres}|{_PCT}|{_SUB}|[:@])"
     userinfo = rf"(?:{unres}|{_PCT}|{_SUB}|:)*"
     reg_name = rf"(?:{unres}|{_PCT}|{_SUB})*"
-    ipfuture = rf"v[0-9A-Fa-f]+\.(?:[A-Za-z0-9._~-]|{_SUB}|:)+"
+    ipfuture = rf"[vV][0-9A-Fa-f]+\.(?:[A-Za-z0-9._~-]|{_SUB}|:)+"
     host = rf"(?:\[(?:{_IPV6}|{ipfuture})\]|{_IPV4}|{reg_name})"
     authority = rf"(?:{userinfo}@)?{host}(?::[0-9]*)?"
     segment = rf"{pchar}*"
     abempty = rf"(?:/{segment})*"
     absolute = rf"/(?:{pchar}+(?:/{segment})*)?"
     rootless = rf"{pchar}+(?:/{segment})*"
-    query = rf"(?:\?(?:{pchar}|[/?]|[\ue000-\uf8ff])*)?" if iri else rf"(?:\?(?:{pchar}|[/?])*)?"
+    query = rf"(?:\?(?:{pchar}|[/?]|[{_IPRIVATE}])*)?" if iri else rf"(?:\?(?:{pchar}|[/?])*)?"
     fragment = rf"(?:#(?:{pchar}|[/?])*)?"
     scheme = r"[A-Za-z][A-Za-z0-9+.-]*"
     uri = rf"{scheme}:(?://{authority}{abempty}|{absolute}|{rootless}|){query}{fragment}"
@@ -94,7 +117,7 @@ FORMATS: dict[str, str] = {
         r"|T(?:[0-9]+H(?:[0-9]+M(?:[0-9]+S)?)?|[0-9]+M(?:[0-9]+S)?|[0-9]+S)|[0-9]+W)"
     ),
     "email": _EMAIL,
-    "idn-email": _EMAIL,
+    "idn-email": _IDN_EMAIL,
     "hostname": _HOSTNAME,
     "ipv4": _IPV4,
     "ipv6": _IPV6,
@@ -108,8 +131,8 @@ FORMATS: dict[str, str] = {
 }
 """Format name -> regular expression (full match) of the decoded string."""
 
-NOT_REGULAR = frozenset({"regex"})
-"""Formats whose language is not regular: asserting them is an error."""
+NOT_REGULAR = frozenset({"regex", "idn-hostname", "uri-template"})
+"""Known formats not enforced (not regular, or IDNA/Unicode rules): asserting them is an error."""
 
 
 @cache

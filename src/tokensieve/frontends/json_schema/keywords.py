@@ -68,8 +68,6 @@ CONSTRAINTS = frozenset(
 """Keywords that can make an instance invalid."""
 
 UNSUPPORTED = {
-    "unevaluatedProperties": "unevaluatedProperties depends on which subschemas evaluated each property",
-    "unevaluatedItems": "unevaluatedItems depends on which subschemas evaluated each item",
     "$dynamicRef": "dynamic references depend on the evaluation path",
     "$recursiveRef": "recursive references depend on the evaluation path",
 }

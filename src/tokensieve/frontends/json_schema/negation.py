@@ -21,7 +21,10 @@ from .refs import Location, Resolver, child_pointer
 if TYPE_CHECKING:
     from .converter import Converter
 
-__all__ = ["with_negations"]
+__all__ = ["NO_ANNOTATIONS", "with_negations"]
+
+NO_ANNOTATIONS = "x-tokensieve-no-annotations"
+"""Marks a synthetic schema whose properties were not *evaluated* in the spec's sense."""
 
 _TYPE_KEYWORDS = {
     "string": {"minLength", "maxLength", "pattern", "format"},
@@ -52,9 +55,7 @@ def with_negations(
     from .composition import conjunction_value, flatten, types_of
 
     positive = [
-        Location({k: v for k, v in loc.schema.items() if k != "not"}, loc.pointer, loc.base)
-        if "not" in loc.schema
-        else loc
+        loc.with_schema({k: v for k, v in loc.schema.items() if k != "not"}) if "not" in loc.schema else loc
         for loc in conj
     ]
     generic: list[list[Location]] = []
@@ -66,7 +67,7 @@ def with_negations(
             continue
         rewritten = _object_rewrite(neg)
         if rewritten is not None:
-            positive.append(Location(rewritten, child_pointer(loc.pointer, "not"), loc.base))
+            positive.append(loc.inside(Location(rewritten, child_pointer(loc.pointer, "not"), loc.base)))
         else:
             generic.append(neg)
     if not generic:
@@ -81,9 +82,10 @@ def with_negations(
         for neg in generic:
             if expr == NOTHING:
                 break
-            if not present & types_of(neg):
+            neg_types = present & types_of(neg)
+            if not neg_types:
                 continue  # the negated schema rejects this type: nothing to subtract
-            if _says_nothing_about(neg, group):
+            if neg_types == present and _says_nothing_about(neg, group):
                 expr = NOTHING
                 break
             if group[0] in ("array", "object"):
@@ -123,7 +125,8 @@ def _object_rewrite(neg: list[Location]) -> dict[str, Any] | None:
             {"type": "object", "required": [name], "properties": {name: {"not": sub}}}
             for name, sub in props.items()
         ]
-    return {"anyOf": branches} if branches else None
+    # What a "not" proves is no annotation: unevaluatedProperties must not see these names.
+    return {"anyOf": [{**b, NO_ANNOTATIONS: True} for b in branches]} if branches else None
 
 
 def _says_nothing_about(neg: list[Location], group: tuple[str, ...]) -> bool:

@@ -31,6 +31,7 @@ from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
 from ..json_value import json_string
 from . import composition
 from .keywords import count_keyword
+from .negation import NO_ANNOTATIONS
 from .refs import Location, Resolver, child_pointer
 from .strings import StringSpec, json_literal_string, string_expr
 
@@ -96,10 +97,12 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
     ):
         return NOTHING
     name_filters = _property_name_filters(conv, conj)
+    unevaluated = _unevaluated(conj)
     members: list[Member] = []
     for name in shape.names:
         required = name in shape.required
-        value = _declared_value(conv, conj, name) if _name_allowed(conv, name_filters, name) else NOTHING
+        allowed = _name_allowed(conv, name_filters, name)
+        value = _declared_value(conv, conj, name, unevaluated) if allowed else NOTHING
         if value == NOTHING:
             if required:
                 return NOTHING
@@ -107,7 +110,7 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
         members.append(
             Member(seq(json_literal_string(name), conv.ws, literal(":"), conv.ws, value), value, required)
         )
-    extras = _extra_members(conv, conj, list(shape.names), name_filters)
+    extras = _extra_members(conv, conj, list(shape.names), name_filters, unevaluated)
     pointer = conj[0].pointer if conj else ""
     return object_expr(conv, members, extras, shape.min_props, shape.max_props, "object", pointer=pointer)
 
@@ -142,10 +145,33 @@ def _py_search(conv: Converter, pattern: str, name: str, pointer: str) -> bool:
         ) from exc
 
 
-def _declared_value(conv: Converter, conj: list[Location], name: str) -> Expr:
+def _unevaluated(conj: list[Location]) -> list[tuple[Location, list[int]]]:
+    """Each ``unevaluatedProperties`` that can still apply: (its subschema, the indices of the
+    conjunction members whose annotations it sees: itself and what it reached in place)."""
+    out = []
+    for u in conj:
+        if "unevaluatedProperties" not in u.schema:
+            continue
+        scope = [
+            i for i, m in enumerate(conj) if (m is u or u.key in m.scope) and not m.schema.get(NO_ANNOTATIONS)
+        ]
+        if any(
+            "additionalProperties" in conj[i].schema
+            or (conj[i] is not u and "unevaluatedProperties" in conj[i].schema)
+            for i in scope
+        ):
+            continue  # every property is evaluated in that scope
+        out.append((_subschema(u, "unevaluatedProperties"), scope))
+    return out
+
+
+def _declared_value(
+    conv: Converter, conj: list[Location], name: str, unevaluated: list[tuple[Location, list[int]]]
+) -> Expr:
     """The value of a declared property: every schema that applies to that key, together."""
     parts: list[Location] = []
-    for loc in conj:
+    evaluated: set[int] = set()
+    for index, loc in enumerate(conj):
         props = loc.schema.get("properties") or {}
         matched = False
         if name in props:
@@ -155,10 +181,13 @@ def _declared_value(conv: Converter, conj: list[Location], name: str) -> Expr:
             if _py_search(conv, pattern, name, loc.pointer):
                 parts.append(sub)
                 matched = True
-        if not matched:
+        if matched:
+            evaluated.add(index)
+        else:
             extra = _additional(conv, loc)
             if extra is not None:
                 parts.append(extra)
+    parts += [schema for schema, scope in unevaluated if not evaluated.intersection(scope)]
     return _value_of(conv, parts)
 
 
@@ -207,7 +236,11 @@ def _key_spec(conv: Converter, filters: list[Location], pointer: str) -> StringS
 
 
 def _extra_members(
-    conv: Converter, conj: list[Location], names: list[str], filters: list[Location]
+    conv: Converter,
+    conj: list[Location],
+    names: list[str],
+    filters: list[Location],
+    unevaluated: list[tuple[Location, list[int]]],
 ) -> list[Expr]:
     """Members whose keys are not declared, one per region of matching patterns."""
     pointer = conj[0].pointer if conj else ""
@@ -242,6 +275,7 @@ def _extra_members(
                 extra = _additional(conv, loc)
                 if extra is not None:
                     parts.append(extra)
+        parts += [schema for schema, scope in unevaluated if not owners.intersection(scope)]
         value = _value_of(conv, parts)
         if value == NOTHING:
             continue

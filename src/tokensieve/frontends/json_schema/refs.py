@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
@@ -65,6 +65,20 @@ class Location:
     schema: Any
     pointer: str
     base: str
+    scope: tuple[str, ...] = ()
+    """Keys of the schemas this one was reached from *in place* (``allOf``, ``$ref``,
+    ``anyOf``...): what ``unevaluatedProperties``/``unevaluatedItems`` can see."""
+
+    @property
+    def key(self) -> str:
+        return f"{self.base}#{self.pointer}"
+
+    def inside(self, child: Location) -> Location:
+        """``child`` as an in-place subschema of this one."""
+        return replace(child, scope=(*self.scope, self.key))
+
+    def with_schema(self, schema: Any) -> Location:
+        return replace(self, schema=schema)
 
 
 class Resolver:
