@@ -88,8 +88,7 @@ class Backend(ABC):
     @cached_property
     def token_bytes(self) -> list[bytes]:
         """Every token's exact bytes, indexed by id."""
-        vocab = self.vocabulary
-        return [vocab.token_bytes(i) for i in range(vocab.size)]
+        return list(self.vocabulary.tokens)
 
     @cached_property
     def forcer(self) -> Forcer:

@@ -113,7 +113,8 @@ class Forcer:
             matcher.rollback(1)
             accepted.pop()
 
-        result = ([sampled] if keep_sampled else []) + accepted
+        kept = [sampled] if keep_sampled and sampled is not None else []
+        result = kept + accepted
         if sum(len(self._token_bytes(t)) for t in result) <= len(prefix):
             # Nothing gained: put the matcher back to "sampled accepted".
             matcher.rollback(len(accepted))

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..bitmask import allocate_bitmask, apply_bitmask, is_torch_tensor, unpack_bitmask
+from ..bitmask import allocate_bitmask, apply_bitmask, is_torch_tensor
 from ..errors import MatcherStateError
 from .backends import Backend
 from .result import StopReason, Timings
@@ -99,7 +99,6 @@ class _Decoder:
         self.rng = options.sampling.rng()
         self.timings = Timings()
         self.forcer = backend.forcer if options.jump_forward else None
-        self._masked: set[int] = set()  # rows whose bitmask row already holds this step's mask
 
     # ------------------------------------------------------------------ driver
 
@@ -130,7 +129,7 @@ class _Decoder:
         return [r.out for r in self.rows], self.timings
 
     def _step(self, session: Any, active: list[int], executor: ThreadPoolExecutor | None) -> None:
-        to_mask = [i for i in active if self.rows[i].matcher is not None and i not in self._masked]
+        to_mask = [i for i in active if self.rows[i].matcher is not None]
         pending: Future[float] | None = None
         if executor is not None and to_mask:
             pending = executor.submit(self._fill_masks, to_mask)
@@ -150,7 +149,6 @@ class _Decoder:
             spent = self._fill_masks(to_mask)
             self.timings.mask_s += spent
             self.timings.mask_wait_s += spent
-        self._masked.clear()
 
         t2 = time.perf_counter()
         scores = _to_numpy(logits)
@@ -168,29 +166,20 @@ class _Decoder:
         """Fill the bitmask rows of ``rows``; returns the seconds spent (runs on the worker)."""
         t0 = time.perf_counter()
         for i in rows:
-            self.rows[i].matcher.fill_bitmask(self.bitmask, row=i)
+            matcher = self.rows[i].matcher
+            if matcher is not None:
+                matcher.fill_bitmask(self.bitmask, row=i)
         return time.perf_counter() - t0
 
     def _finish_complete_rows(self, active: list[int]) -> list[int]:
-        """Stop rows whose grammar allows nothing but EOS, without a forward pass for them.
-
-        Only an accepting state can be such a row, so the (cheap, synchronous) check runs
-        only there; its mask is kept for this step's sampling if the row goes on.
-        """
-        self._masked.clear()
+        """Stop rows whose grammar allows nothing but EOS, without a forward pass for them."""
         still = []
         for i in active:
-            row = self.rows[i]
-            if row.matcher is not None and row.matcher.is_accepting():
-                spent = self._fill_masks([i])
-                self.timings.mask_s += spent
-                self.timings.mask_wait_s += spent
-                allowed = np.flatnonzero(unpack_bitmask(self.bitmask[i], self.vocab_size))
-                if allowed.size <= len(self.eos_ids) and all(int(t) in self.eos_ids for t in allowed):
-                    row.out.stop_reason = "complete"
-                    continue
-                self._masked.add(i)
-            still.append(i)
+            matcher = self.rows[i].matcher
+            if matcher is not None and matcher.is_accepting() and not matcher.can_continue():
+                self.rows[i].out.stop_reason = "complete"
+            else:
+                still.append(i)
         return still
 
     # ------------------------------------------------------------------ tokens

@@ -72,7 +72,8 @@ def _load_cached(location: ModelLocation, device: str, dtype: str | None) -> tup
         if dtype is not None:
             kwargs["dtype"] = getattr(torch, dtype)
         model = transformers.AutoModelForCausalLM.from_pretrained(str(location.folder), **kwargs)
-        return model.to(device).eval(), tokenizer
+        model = model.to(device)  # type: ignore[arg-type]  # transformers' stubs want a model here
+        return model.eval(), tokenizer
 
 
 # ----------------------------------------------------------------------------- logits processor
@@ -109,7 +110,7 @@ class TokensieveLogitsProcessor(transformers.LogitsProcessor):
         """Forget all state, ready for another ``generate`` call."""
         self._prompt_len: int | None = None
         self._matchers: list[Any | None] = []
-        self._by_prefix: dict[tuple[int, ...], Any] = {}
+        self._by_prefix: dict[tuple[int, tuple[int, ...]], Any] = {}
         self._bitmask: Any = None
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
@@ -172,7 +173,7 @@ class TokensieveLogitsProcessor(transformers.LogitsProcessor):
                 self._feed(self._matchers[r], tokens[-1], r)
             return
         # Beam search reorders rows: find each row's parent by its generated prefix.
-        by_prefix: dict[tuple[int, ...], Any] = {}
+        by_prefix: dict[tuple[int, tuple[int, ...]], Any] = {}
         for r, tokens in enumerate(generated):
             group = r // self.num_beams
             parent = self._by_prefix.get((group, tuple(tokens[:-1])))
