@@ -111,9 +111,11 @@ def array_value(conv: Converter, conj: list[Location]) -> Expr:
             contains.append(loc)
     width = max((len(p) for p, _ in shapes), default=0)
     prefix: list[Expr] = []
+    prefix_conjs: list[list[Location]] = []
     for i in range(width):
         parts = [p[i] if i < len(p) else r for p, r in shapes if i < len(p) or r is not None]
-        item, _ = _conj_value(conv, parts)
+        item, item_conj = _conj_value(conv, parts)
+        prefix_conjs.append(item_conj)
         if item == NOTHING:  # no array reaches this length
             hi = i if hi is None else min(hi, i)
             break
@@ -126,10 +128,11 @@ def array_value(conv: Converter, conj: list[Location]) -> Expr:
         return NOTHING
     pointer = conj[0].pointer if conj else ""
     if unique and (hi is None or hi > 1):
-        if width or contains:
-            conv.unsupported("uniqueItems together with prefixItems or contains", "uniqueItems", pointer)
+        if contains:
+            conv.unsupported("uniqueItems together with contains", "uniqueItems", pointer)
         else:
-            return _unique(conv, rest_conj, lo, hi, pointer)
+            rest_domain_conj = rest_conj if rest != NOTHING else None
+            return _unique(conv, prefix_conjs[: len(prefix)], rest_domain_conj, lo, hi, pointer)
     if contains:
         if width:
             conv.unsupported("contains together with prefixItems", "contains", pointer)
@@ -228,48 +231,69 @@ def _contains(
     return alt(*options) if options else NOTHING
 
 
-def _unique(conv: Converter, item_conj: list[Location], lo: int, hi: int | None, pointer: str) -> Expr:
-    """Arrays of pairwise distinct items drawn from a small finite domain."""
+def _unique(
+    conv: Converter,
+    position_conjs: list[list[Location]],
+    rest_conj: list[Location] | None,
+    lo: int,
+    hi: int | None,
+    pointer: str,
+) -> Expr:
+    """Arrays of pairwise distinct items, each position drawing from a small finite domain.
+
+    The grammar state is (position, set of values used): 2^k states for k distinct values.
+    """
+    from .composition import json_equal
     from .literals import finite_domain, literal_value
 
-    domain = finite_domain(conv, item_conj)
-    if domain is None or len(domain) > MAX_UNIQUE_VALUES:
+    domains = [finite_domain(conv, c) for c in position_conjs]
+    rest_domain = finite_domain(conv, rest_conj) if rest_conj is not None else []
+    values: list[object] = []
+    for d in [*domains, rest_domain]:
+        for v in d or []:
+            if not any(json_equal(v, w) for w in values):
+                values.append(v)
+    if any(d is None for d in domains) or rest_domain is None or len(values) > MAX_UNIQUE_VALUES:
         conv.unsupported(
-            f"uniqueItems needs a finite item domain of at most {MAX_UNIQUE_VALUES} values "
+            f"uniqueItems needs finite item domains of at most {MAX_UNIQUE_VALUES} values in all "
             "(enum, const, boolean, null)",
             "uniqueItems",
             pointer,
         )
-        return _sequence(
-            conv,
-            [],
-            composition.conjunction_value(conv, item_conj) if item_conj else conv.any_value(),
-            lo,
-            hi,
-        )
-    items = [literal_value(conv, v) for v in domain]
-    sep = seq(conv.ws, literal(","), conv.ws)
-    names: dict[int, Ref] = {}
+        return NOTHING
 
-    def state(mask: int) -> Ref:
-        if mask not in names:
+    def indices(domain: list[object]) -> list[int]:
+        return [next(i for i, w in enumerate(values) if json_equal(v, w)) for v in domain]
+
+    allowed = [indices(d or []) for d in domains] + [indices(rest_domain)]
+    items = [literal_value(conv, v) for v in values]
+    width = len(domains)
+    sep = seq(conv.ws, literal(","), conv.ws)
+    names: dict[tuple[int, int], Ref] = {}
+
+    def choices(position: int, mask: int) -> list[tuple[int, Expr]]:
+        if hi is not None and position >= hi:
+            return []
+        return [(i, items[i]) for i in allowed[min(position, width)] if not mask >> i & 1]
+
+    def state(position: int, mask: int) -> Ref:
+        """``position`` items written, using the values in ``mask``."""
+        key = (position, mask)
+        if key not in names:
             name = conv.grammar.fresh_name("unique")
             conv.grammar.rules[name] = NOTHING
-            names[mask] = Ref(name)
-            count = bin(mask).count("1")
-            opts: list[Expr] = [EMPTY] if count >= lo else []
-            if hi is None or count < hi:
-                opts += [
-                    seq(sep, item, state(mask | 1 << i)) for i, item in enumerate(items) if not mask >> i & 1
-                ]
+            names[key] = Ref(name)
+            opts: list[Expr] = [EMPTY] if position >= lo else []
+            opts += [
+                seq(sep, item, state(position + 1, mask | 1 << i)) for i, item in choices(position, mask)
+            ]
             conv.grammar.rules[name] = alt(*opts) if opts else NOTHING
-        return names[mask]
+        return names[key]
 
     options = []
     if lo == 0:
         options.append(seq(literal("["), conv.ws, literal("]")))
-    if hi is None or hi >= 1:
-        firsts = [seq(item, state(1 << i)) for i, item in enumerate(items)]
-        if firsts:
-            options.append(seq(literal("["), conv.ws, alt(*firsts), conv.ws, literal("]")))
+    firsts = [seq(item, state(1, 1 << i)) for i, item in choices(0, 0)]
+    if firsts:
+        options.append(seq(literal("["), conv.ws, alt(*firsts), conv.ws, literal("]")))
     return alt(*options) if options else NOTHING

@@ -58,6 +58,9 @@ def flatten(conv: Converter, loc: Location) -> list[Location]:
         ref = s.get("$ref")
         if isinstance(ref, str):
             add(here.inside(conv.resolver.resolve(ref, here)))
+        dyn = s.get("$dynamicRef")
+        if isinstance(dyn, str):
+            add(here.inside(conv.resolver.resolve_dynamic(dyn, here)))
         for i, sub in enumerate(s.get("allOf") or []):
             add(here.inside(Resolver.enter(sub, child_pointer(here.pointer, "allOf", i), here.base)))
         for extra in _rewrites(here):

@@ -165,6 +165,9 @@ class Converter:
         ref = schema.get("$ref")
         if isinstance(ref, str) and is_trivial({k: v for k, v in schema.items() if k != "$ref"}):
             return self.ref_rule(self.resolver.resolve(ref, loc))
+        dyn = schema.get("$dynamicRef")
+        if isinstance(dyn, str) and is_trivial({k: v for k, v in schema.items() if k != "$dynamicRef"}):
+            return self.ref_rule(self.resolver.resolve_dynamic(dyn, loc))
         return composition.conjunction_value(self, composition.flatten(self, loc))
 
     def ref_rule(self, target: Location) -> Expr:

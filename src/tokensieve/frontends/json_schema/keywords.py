@@ -68,7 +68,6 @@ CONSTRAINTS = frozenset(
 """Keywords that can make an instance invalid."""
 
 UNSUPPORTED = {
-    "$dynamicRef": "dynamic references depend on the evaluation path",
     "$recursiveRef": "recursive references depend on the evaluation path",
 }
 

@@ -2,7 +2,8 @@
 
 The :class:`Resolver` indexes every schema resource once: each ``$id`` starts a resource
 whose URI is resolved against the enclosing base, each ``$anchor`` (and
-``$dynamicAnchor``, treated as a plain anchor) names a location inside it. A reference
+``$dynamicAnchor``, also a plain anchor) names a location inside it. ``$dynamicRef`` is
+supported where it is static (:meth:`Resolver.resolve_dynamic`). A reference
 is resolved against the base URI in force where it appears, then looked up as
 "resource + JSON pointer" or "resource + anchor". Extra documents (remote schemas) may
 be registered by URI; nothing is ever fetched from the network.
@@ -88,6 +89,7 @@ class Resolver:
         self.root = root
         self._resources: dict[str, Location] = {}
         self._anchors: dict[str, Location] = {}
+        self._dynamic: dict[str, set[str]] = {}  # $dynamicAnchor name -> resources defining it
         self.root_base = self._index(root, "", ROOT_URI)
         for uri, doc in (documents or {}).items():
             self._resources.setdefault(uri, Location(doc, uri + "#", self._index(doc, uri + "#", uri)))
@@ -105,6 +107,9 @@ class Resolver:
                 base = urldefrag(base)[0]
             if doc_base != base or pointer == "" or pointer.endswith("#"):
                 self._resources.setdefault(base, Location(schema, pointer, base))
+            dynamic = schema.get("$dynamicAnchor")
+            if isinstance(dynamic, str):
+                self._dynamic.setdefault(dynamic, set()).add(base)
             for key in ("$anchor", "$dynamicAnchor"):
                 name = schema.get(key)
                 if isinstance(name, str):
@@ -167,6 +172,26 @@ class Resolver:
             ):
                 base = urldefrag(join_uri(base, node["$id"]))[0]
         return Location(node, pointer, base)
+
+    def resolve_dynamic(self, ref: str, here: Location) -> Location:
+        """``$dynamicRef``, when it is static: the initial target does not start a dynamic
+        scope search (no ``$dynamicAnchor`` of that name) or a single resource defines the
+        anchor, so every evaluation path ends at the same schema."""
+        target = self.resolve(ref, here)
+        name = urldefrag(join_uri(here.base, ref))[1]
+        definers = self._dynamic.get(name, set())
+        if (
+            not isinstance(target.schema, dict)
+            or target.schema.get("$dynamicAnchor") != name
+            or len(definers) <= 1
+        ):
+            return target
+        raise UnsupportedSchemaError(
+            f"$dynamicRef {ref!r}: {len(definers)} schema resources define $dynamicAnchor {name!r}, so the "
+            "target depends on the evaluation path",
+            keyword="$dynamicRef",
+            pointer=here.pointer,
+        )
 
     @staticmethod
     def enter(schema: Any, pointer: str, base: str) -> Location:
