@@ -243,7 +243,7 @@ class LlamaCppBackend(Backend):
 
     @classmethod
     def from_path(cls, path: str, *, n_ctx: int = 4096, n_threads: int | None = None) -> LlamaCppBackend:
-        """Load a GGUF model file (``None``-free: pass the path; see :mod:`tokensieve.models`)."""
+        """Load a GGUF model file with llama.cpp (see :func:`tokensieve.models.locate_model`)."""
         from ..integrations.llama_cpp import load_llama
 
         return cls(load_llama(path, n_ctx=n_ctx, n_threads=n_threads))
