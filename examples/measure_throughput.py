@@ -32,24 +32,34 @@ configs = {
 }
 generate(prompt, backend=backend, max_tokens=4)  # warm up kernels and caches
 
-print(f"{'configuration':40} {'tok/s':>7} {'tokens':>6} {'passes':>6} {'mask/tok':>9} {'overlap':>8}")
-for name, extra in configs.items():
-    rates, results = [], []
-    for _ in range(args.repeats):
-        r = generate(
-            prompt,
-            backend=backend,
-            system="Reply with JSON only.",
-            max_tokens=args.tokens,
-            on_truncate="return",
-            **extra,
+# Configurations take turns within each repeat, so a change in machine load hits them all alike.
+runs: dict[str, list] = {name: [] for name in configs}
+for _ in range(args.repeats):
+    for name, extra in configs.items():
+        runs[name].append(
+            generate(
+                prompt,
+                backend=backend,
+                system="Reply with JSON only.",
+                max_tokens=args.tokens,
+                on_truncate="return",
+                **extra,
+            )
         )
-        decode_s = r.timings.total_s - r.timings.prefill_s
-        rates.append((r.completion_tokens - 1) / decode_s if decode_s > 0 else 0.0)
-        results.append(r)
+
+
+def decode_rate(r) -> float:
+    """Tokens per second after the prefill (the prefill's own token excluded)."""
+    decode_s = r.timings.total_s - r.timings.prefill_s
+    return (r.completion_tokens - 1) / decode_s if decode_s > 0 else 0.0
+
+
+print(f"{'configuration':40} {'tok/s':>7} {'tokens':>6} {'passes':>6} {'mask/tok':>9} {'overlap':>8}")
+for name, results in runs.items():
     r = results[-1]
-    per_token = r.timings.mask_s / max(1, r.completion_tokens) * 1e6
+    mask_per_token = statistics.median(x.timings.mask_s / max(1, x.completion_tokens) for x in results) * 1e6
+    overlap = statistics.median(x.timings.overlap for x in results)
     print(
-        f"{name:40} {statistics.median(rates):7.1f} {r.completion_tokens:6d} {r.timings.forward_passes:6d} "
-        f"{per_token:7.0f}us {r.timings.overlap:8.0%}"
+        f"{name:40} {statistics.median(decode_rate(x) for x in results):7.1f} {r.completion_tokens:6d} "
+        f"{r.timings.forward_passes:6d} {mask_per_token:7.0f}us {overlap:8.0%}"
     )
