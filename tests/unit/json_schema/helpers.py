@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from tests.oracle import Oracle
-
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 
 

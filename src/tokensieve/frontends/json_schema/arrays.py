@@ -62,7 +62,11 @@ def _unevaluated_items(conj: list[Location]) -> list[tuple[list[Location], Locat
     for u in conj:
         if "unevaluatedItems" not in u.schema:
             continue
-        scope = [m for m in conj if (m is u or u.key in m.scope) and not m.schema.get(NO_ANNOTATIONS)]
+        scope = [
+            m
+            for m in conj
+            if (m is u or u.key in m.scope) and m.annotates and not m.schema.get(NO_ANNOTATIONS)
+        ]
         if any(
             isinstance(m.schema.get("items"), (dict, bool))
             or (isinstance(m.schema.get("items"), list) and "additionalItems" in m.schema)

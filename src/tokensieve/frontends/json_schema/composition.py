@@ -17,6 +17,7 @@ carries ``not`` of the branches it may overlap, which is exact where ``not`` is.
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
@@ -86,9 +87,20 @@ def _rewrites(loc: Location) -> list[Location]:
     for name, (key, dep) in deps.items():
         absent = {"properties": {name: False}}
         if isinstance(dep, list):
-            synth({"anyOf": [absent, {"required": [name, *dep]}]}, key, name)
+            synth(
+                {"anyOf": [absent, {"type": "object", "required": [name, *dep]}], "x-disjoint": True},
+                key,
+                name,
+            )
         else:
-            synth({"anyOf": [absent, {"allOf": [{"required": [name]}, dep]}]}, key, name)
+            synth(
+                {
+                    "anyOf": [absent, {"allOf": [{"type": "object", "required": [name]}, dep]}],
+                    "x-disjoint": True,
+                },
+                key,
+                name,
+            )
     if "if" in s:  # even alone: a passing "if" contributes annotations (unevaluated*)
         then = s.get("then", True)
         other = s.get("else", True)
@@ -152,7 +164,7 @@ def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
             ]
             if key == "oneOf" and not loc.schema.get("x-disjoint"):
                 arms = _exclusive_arms(conv, arms, branches, loc)
-            elif key == "anyOf" and _seen_by_unevaluated(conj, loc):
+            elif key == "anyOf" and not loc.schema.get("x-disjoint") and _seen_by_unevaluated(conj, loc):
                 _require_disjoint(conv, arms, loc)
             conv.branches += len(arms)
             if conv.branches > _MAX_BRANCHES:
@@ -352,12 +364,14 @@ def tighten_number(conv: Converter, spec: NumberSpec, loc: Location) -> None:
         raise UnsupportedSchemaError(
             "multipleOf must be greater than 0", keyword="multipleOf", pointer=loc.pointer
         )
-    if spec.multiple_of is None or spec.multiple_of == step:
+    # Multiples of both a and b are the multiples of lcm(a, b) (decimals scaled to integers).
+    if spec.multiple_of is None:
         spec.multiple_of = step
-    elif (step / spec.multiple_of) == (step / spec.multiple_of).to_integral_value():
-        spec.multiple_of = step
-    elif (spec.multiple_of / step) != (spec.multiple_of / step).to_integral_value():
-        conv.unsupported("two multipleOf values that do not divide each other", "multipleOf", loc.pointer)
+    else:
+        a, b = spec.multiple_of, step
+        scale = max(-a.as_tuple().exponent, -b.as_tuple().exponent, 0)  # type: ignore[operator]
+        ia, ib = int(a.scaleb(scale)), int(b.scaleb(scale))
+        spec.multiple_of = Decimal(ia * ib // math.gcd(ia, ib)).scaleb(-scale)
 
 
 def tighten_string(conv: Converter, spec: StringSpec, loc: Location) -> None:

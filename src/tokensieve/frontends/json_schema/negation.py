@@ -65,6 +65,17 @@ def with_negations(
             return NOTHING
         if any(n.schema is False for n in neg):  # not false: no constraint
             continue
+        double = _double_negation(neg)
+        if double is not None:  # not (not S) = S
+            inner = Location(double, child_pointer(loc.pointer, "not", "not"), loc.base, annotates=False)
+            positive.append(loc.inside(inner))
+            continue
+        either = _negated_any_of(neg)
+        if either is not None:  # not (anyOf [A, B]) = allOf [not A, not B]
+            positive += [
+                loc.inside(Location({"not": b}, child_pointer(loc.pointer, "not"), loc.base)) for b in either
+            ]
+            continue
         rewritten = _object_rewrite(neg)
         if rewritten is not None:
             positive.append(loc.inside(Location(rewritten, child_pointer(loc.pointer, "not"), loc.base)))
@@ -99,6 +110,26 @@ def with_negations(
             expr = _subtract(conv, expr, minus, group, neg[0].pointer)
         options.append(expr)
     return alt(*options) if options else NOTHING
+
+
+def _only(neg: list[Location], key: str) -> Any:
+    """The value of ``key`` when the negated conjunction is one schema with only that keyword."""
+    if len(neg) != 1:
+        return None
+    s = neg[0].schema
+    keys = set().union(*_TYPE_KEYWORDS.values()) | _GENERAL | {"type"}
+    if {k for k in s if k in keys} != {key}:
+        return None
+    return s[key]
+
+
+def _double_negation(neg: list[Location]) -> Any:
+    return _only(neg, "not")
+
+
+def _negated_any_of(neg: list[Location]) -> list[Any] | None:
+    branches = _only(neg, "anyOf")
+    return branches if isinstance(branches, list) else None
 
 
 def _object_rewrite(neg: list[Location]) -> dict[str, Any] | None:

@@ -153,7 +153,9 @@ def _unevaluated(conj: list[Location]) -> list[tuple[Location, list[int]]]:
         if "unevaluatedProperties" not in u.schema:
             continue
         scope = [
-            i for i, m in enumerate(conj) if (m is u or u.key in m.scope) and not m.schema.get(NO_ANNOTATIONS)
+            i
+            for i, m in enumerate(conj)
+            if (m is u or u.key in m.scope) and m.annotates and not m.schema.get(NO_ANNOTATIONS)
         ]
         if any(
             "additionalProperties" in conj[i].schema

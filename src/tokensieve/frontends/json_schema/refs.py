@@ -69,6 +69,8 @@ class Location:
     scope: tuple[str, ...] = ()
     """Keys of the schemas this one was reached from *in place* (``allOf``, ``$ref``,
     ``anyOf``...): what ``unevaluatedProperties``/``unevaluatedItems`` can see."""
+    annotates: bool = True
+    """False under a ``not``: a negation contributes no annotations."""
 
     @property
     def key(self) -> str:
@@ -76,7 +78,7 @@ class Location:
 
     def inside(self, child: Location) -> Location:
         """``child`` as an in-place subschema of this one."""
-        return replace(child, scope=(*self.scope, self.key))
+        return replace(child, scope=(*self.scope, self.key), annotates=self.annotates and child.annotates)
 
     def with_schema(self, schema: Any) -> Location:
         return replace(self, schema=schema)
