@@ -65,6 +65,7 @@ def main() -> None:
         files = files[: args.limit]
     by_source: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     outcomes: dict[str, str] = {}
+    millis: dict[str, float] = {}
     compiled: list[tuple[str, object, list[dict]]] = []
     times: list[float] = []
     for f in files:
@@ -72,6 +73,7 @@ def main() -> None:
         t0 = time.perf_counter()
         outcome, grammar = compile_outcome(doc["schema"], args.order)
         times.append(time.perf_counter() - t0)
+        millis[f.name] = round(1000 * times[-1], 1)
         outcomes[f.name] = outcome
         by_source[source_of(f.name)][outcome.split(":")[0]] += 1
         if grammar is not None and doc.get("tests"):
@@ -102,7 +104,8 @@ def main() -> None:
     if args.oracle:
         check_instances(compiled, args.oracle)
     if args.json:
-        Path(args.json).write_text(json.dumps(outcomes, indent=1))
+        report = {name: [outcome, millis[name]] for name, outcome in outcomes.items()}
+        Path(args.json).write_text(json.dumps(report, indent=1))
 
 
 def check_instances(compiled: list[tuple[str, object, list[dict]]], count: int) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...errors import UnsatisfiableSchemaError
 from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
 from . import composition
 from .keywords import count_keyword
@@ -86,14 +85,7 @@ def _unevaluated_items(conj: list[Location]) -> list[tuple[list[Location], Locat
 
 def _conj_value(conv: Converter, parts: list[Location]) -> tuple[Expr, list[Location]]:
     conj = [loc for part in parts for loc in composition.flatten(conv, part)]
-    if not conj:
-        return conv.any_value(), conj
-    try:
-        if len(parts) == 1:
-            return conv.value(parts[0]), conj
-        return composition.conjunction_value(conv, conj), conj
-    except UnsatisfiableSchemaError:
-        return NOTHING, conj
+    return conv.all_of(parts), conj
 
 
 def array_value(conv: Converter, conj: list[Location]) -> Expr:

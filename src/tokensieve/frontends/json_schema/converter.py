@@ -124,12 +124,16 @@ class Converter:
         self.relax: bool | frozenset[str] = relax if isinstance(relax, bool) else frozenset(relax)
         self.resolver = Resolver(root, documents)
         self._ref_rules: dict[tuple[int, str], Ref] = {}
+        self._all_of_rules: dict[tuple[tuple[int, str], ...], tuple[Expr, list[Location]]] = {}
         self._inlining: list[int] = []
         self._validator: Any = None
         self.branches = 0  # anyOf/oneOf alternatives created so far (bounded)
 
     def build(self) -> Grammar:
-        body = self.value(self.resolver.root_location())
+        try:
+            body = self.value(self.resolver.root_location())
+        except RecursionError as exc:
+            raise UnsupportedSchemaError("the schema nests too deeply to convert") from exc
         if body == NOTHING:
             raise UnsatisfiableSchemaError("the schema admits no JSON value", pointer="")
         self.grammar.rules["root"] = seq(self.ws, body, self.ws)
@@ -182,6 +186,38 @@ class Converter:
             self._ref_rules[key] = Ref(name)
             self.grammar.rules[name] = self.value(target)
         return self._ref_rules[key]
+
+    def all_of(self, parts: list[Location]) -> Expr:
+        """The instances valid under every schema of ``parts`` (one instance location).
+
+        Several schemas meeting at one location (a property's own schema plus a matching
+        ``patternProperties`` one...) get one rule per distinct combination, made once, so
+        that recursion through such combinations stays finite.
+        """
+        if not parts:
+            return self.any_value()
+        if len(parts) == 1:
+            try:
+                return self.value(parts[0])
+            except UnsatisfiableSchemaError:
+                return NOTHING
+        key = tuple((id(p.schema), p.base) for p in parts)
+        if key in self._all_of_rules:
+            return self._all_of_rules[key][0]
+        name = self.grammar.fresh_name("all_of")
+        self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
+        # The parts are kept alive with the memo: ids of collected dicts could be reused.
+        self._all_of_rules[key] = (Ref(name), parts)
+        conj = [loc for part in parts for loc in composition.flatten(self, part)]
+        try:
+            body = composition.conjunction_value(self, conj) if conj else self.any_value()
+        except UnsatisfiableSchemaError:
+            body = NOTHING
+        self.grammar.rules[name] = body
+        if body == NOTHING:
+            self._all_of_rules[key] = (NOTHING, parts)
+            return NOTHING
+        return Ref(name)
 
     def any_value(self) -> Expr:
         """Any JSON value (the schema ``true``), as a recursive rule of this grammar."""

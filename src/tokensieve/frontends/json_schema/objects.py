@@ -194,18 +194,7 @@ def _declared_value(
 
 
 def _value_of(conv: Converter, parts: list[Location]) -> Expr:
-    if not parts:
-        return conv.any_value()
-    if len(parts) == 1:
-        try:
-            return conv.value(parts[0])
-        except UnsatisfiableSchemaError:
-            return NOTHING
-    conj = [loc for part in parts for loc in composition.flatten(conv, part)]
-    try:
-        return composition.conjunction_value(conv, conj) if conj else conv.any_value()
-    except UnsatisfiableSchemaError:
-        return NOTHING
+    return conv.all_of(parts)
 
 
 def _property_name_filters(conv: Converter, conj: list[Location]) -> list[Location]:
