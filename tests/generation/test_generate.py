@@ -71,14 +71,11 @@ SCHEMAS = {
         },
     ),
     "formats": (
-        "Server 10.0.0.1 failed on 2024-03-05. Give the day and ip.",
+        "Server 10.0.0.1 failed on 2024-03-05. Give the day.",
         {
             "type": "object",
-            "properties": {
-                "day": {"type": "string", "format": "date"},
-                "ip": {"type": "string", "format": "ipv4"},
-            },
-            "required": ["day", "ip"],
+            "properties": {"day": {"type": "string", "format": "date"}},
+            "required": ["day"],
             "additionalProperties": False,
         },
     ),
