@@ -132,3 +132,15 @@ def test_numpy_errors() -> None:
         apply_bitmask(logits, np.zeros((2, 2), dtype=np.int32), indices=[2])
     with pytest.raises(TypeError):
         apply_bitmask([[0.0] * 64], np.zeros((1, 2), dtype=np.int32))
+
+
+def test_importing_tokensieve_and_generation_never_imports_torch() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, tokensieve, tokensieve.generation;"
+        "tokensieve.apply_bitmask(np.zeros(40, dtype=np.float32), tokensieve.allocate_bitmask(1, 40)[0]);"
+        "sys.exit(int('torch' in sys.modules))"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
