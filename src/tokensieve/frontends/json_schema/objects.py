@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
+from ...ir import EMPTY, NOTHING, Alt, Expr, Ref, Repeat, Seq, alt, literal, seq
 from ..json_value import json_string
 from . import composition
 from .keywords import count_keyword
@@ -330,6 +330,15 @@ def _declared_order(
     def step(c: int) -> int:
         return c + 1 if max_props is not None else min(c + 1, cap)
 
+    def share(key: tuple[str, int, int], body: Expr) -> Expr:
+        """Memoize a member-list tail as a rule: tails are shared by both branches of every
+        optional member, and as plain trees their size would double per optional member."""
+        if body in (NOTHING, EMPTY) or not isinstance(body, (Seq, Alt)):
+            memo[key] = body
+        else:
+            memo[key] = conv.grammar.add(conv.grammar.fresh_name(f"members_{key[0]}"), body)
+        return memo[key]
+
     def later(i: int, c: int) -> Expr:
         """Members from declared index i on, after at least one member was written."""
         key = ("later", i, c)
@@ -346,7 +355,7 @@ def _declared_order(
                 m = members[i]
                 full = max_props is not None and c >= max_props
                 emit = NOTHING if full else seq(sep, m.key, later(i + 1, step(c)))
-                memo[key] = emit if m.required else alt(emit, later(i + 1, c))
+                share(key, emit if m.required else alt(emit, later(i + 1, c)))
         return memo[key]
 
     def fresh(i: int) -> Expr:
@@ -362,7 +371,7 @@ def _declared_order(
             else:
                 m = members[i]
                 emit = NOTHING if max_props == 0 else seq(m.key, later(i + 1, step(0)))
-                memo[key] = emit if m.required else alt(emit, fresh(i + 1))
+                share(key, emit if m.required else alt(emit, fresh(i + 1)))
         return memo[key]
 
     options = []
