@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tokensieve.ir import Alt, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
+from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
 
 __all__ = ["CFG", "Oracle", "TokenTrie", "to_cfg"]
 
@@ -108,6 +108,14 @@ def to_cfg(grammar: Grammar) -> CFG:
             result = new_nt(rhs_list(expr))
         elif isinstance(expr, Repeat):
             result = _repeat(symbol(expr.item), expr.min, expr.max, new_nt, cfg)
+        elif isinstance(expr, Automaton):
+            # A right-linear grammar: one nonterminal per state, `s -> label target | ε`.
+            names = [new_nt([]) for _ in expr.states]
+            for (accepting, edges), name in zip(expr.states, names):
+                cfg.productions[name] = [(symbol(label), names[target]) for label, target in edges]
+                if accepting:
+                    cfg.productions[name].append(())
+            result = names[0]
         else:
             raise TypeError(f"not an IR expression: {expr!r}")
         memo[expr] = result

@@ -24,6 +24,7 @@ void bind_grammar(nb::module_& m) {
             new (self) DfaTokenIndex(std::move(dfa), std::move(vocab));
           },
           nb::arg("dfa"), nb::arg("vocab"))
+      .def_prop_ro("dfa", [](const DfaTokenIndex& i) { return std::const_pointer_cast<Dfa>(i.dfa_ptr()); })
       .def("memory_bytes", &DfaTokenIndex::memory_bytes);
 
   nb::class_<CompiledGrammar>(m, "CompiledGrammar")

@@ -54,7 +54,11 @@ void bind_matcher(nb::module_& m) {
       .def("is_terminated", &Matcher::is_terminated)
       .def("can_continue", &Matcher::can_continue)
       .def_prop_ro("num_history", &Matcher::num_history)
-      .def_prop_ro("num_bytes", &Matcher::num_bytes);
+      .def_prop_ro("num_bytes", &Matcher::num_bytes)
+      .def_prop_ro("top_items", &Matcher::top_items)
+      .def_prop_ro("top_scans", &Matcher::top_scans)
+      .def("describe_scans", &Matcher::describe_scans,
+           "Diagnostics: [terminal, state, dotted, origin, inside tokens, suffix nodes, boundary nodes] per scan.");
 
   m.def(
       "fill_masks_parallel",

@@ -141,6 +141,27 @@ Ast parse_program(const int32_t* program, size_t length) {
         if (b != -1 && a > b) fail_program(at, "repeat min > max");
         children = 1;
         break;
+      case OP_AUTOMATON: {
+        const int32_t n = word("an automaton state count");
+        if (n <= 0) fail_program(at, "an automaton needs at least one state");
+        a = static_cast<int32_t>(pos);
+        b = n;
+        int64_t edges = 0;
+        for (int32_t st = 0; st < n; ++st) {
+          const int32_t accept = word("an accept flag");
+          if (accept != 0 && accept != 1) fail_program(pos - 1, "accept flag must be 0 or 1");
+          const int32_t k = word("an edge count");
+          if (k < 0) fail_program(pos - 1, "negative edge count");
+          for (int32_t e = 0; e < k; ++e) {
+            const int32_t target = word("an edge target");
+            if (target < 0 || target >= n) fail_program(pos - 1, "edge target out of range");
+          }
+          edges += k;
+          if (edges > std::numeric_limits<int32_t>::max()) fail_program(pos, "too many automaton edges");
+        }
+        children = static_cast<int32_t>(edges);  // the edge labels follow as OP_BYTES nodes
+        break;
+      }
       default:
         fail_program(at, "unknown opcode " + std::to_string(op));
     }
@@ -275,6 +296,7 @@ std::vector<uint64_t> nfa_sizes(const Ast& ast) {
       case OP_BYTES: total = 1; break;
       case OP_SEQ: break;
       case OP_ALT: total = sat_add(total, 1); break;
+      case OP_AUTOMATON: total = sat_add(total, static_cast<uint64_t>(ast.b[node])); break;
       case OP_REPEAT: {
         const uint64_t c = total, min = static_cast<uint64_t>(ast.a[node]);
         const uint64_t optional = ast.b[node] < 0 ? 1 : static_cast<uint64_t>(ast.b[node]) - min;
@@ -310,7 +332,7 @@ struct Nfa {
 // (`next`) and returns its entry state, so concatenation and alternation need no join states.
 // Repetition {m,n} is m copies followed by n-m nested optional copies x(x(x)?)?, which keeps
 // subset-construction sets small; {m,} is m copies followed by a loop.
-Nfa build_nfa(const Ast& ast, const ByteClasses& cls, const std::vector<uint64_t>& size,
+Nfa build_nfa(const Ast& ast, const int32_t* program, const ByteClasses& cls, const std::vector<uint64_t>& size,
               size_t num_states) {
   Nfa nfa;
   nfa.byte_set.reserve(num_states);
@@ -353,6 +375,36 @@ Nfa build_nfa(const Ast& ast, const ByteClasses& cls, const std::vector<uint64_t
         }
         child = ast.kid(node, f.step);
         child_next = f.next;
+        break;
+      }
+      case OP_AUTOMATON: {  // one branching state per automaton state, one byte state per edge
+        const int32_t n = ast.b[node];
+        std::vector<int32_t> branch(n);
+        const int32_t* meta = program + ast.a[node];
+        for (int32_t st = 0; st < n; ++st) {
+          const int32_t accept = meta[0], k = meta[1];
+          branch[st] = nfa.add(-1, -1, k + accept);
+          meta += 2 + k;
+        }
+        meta = program + ast.a[node];
+        int32_t label = 0;
+        for (int32_t st = 0; st < n; ++st) {
+          const int32_t accept = meta[0], k = meta[1];
+          const size_t slots = static_cast<size_t>(nfa.eps_begin[branch[st]]);
+          for (int32_t e = 0; e < k; ++e) {
+            const int32_t kid = ast.kid(node, label++);
+            if (ast.op[kid] != OP_BYTES) {
+              throw Error(ErrorKind::InvalidArgument, "malformed regex program: automaton edge label is not OP_BYTES");
+            }
+            const int32_t set = cls.node_set[kid];
+            const int32_t target = meta[2 + e];
+            const int32_t state = set < 0 ? nfa.add(-1, -1, 0) : nfa.add(set, branch[target], 0);
+            nfa.eps[slots + e] = state;
+          }
+          if (accept) nfa.eps[slots + k] = f.next;
+          meta += 2 + k;
+        }
+        ret = branch[0];
         break;
       }
       case OP_REPEAT: {
@@ -728,7 +780,7 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
                     std::to_string(limits.max_nfa_states) + ")",
                 "max_nfa_states");
   }
-  const Nfa nfa = build_nfa(ast, cls, sizes, static_cast<size_t>(nfa_states));
+  const Nfa nfa = build_nfa(ast, program, cls, sizes, static_cast<size_t>(nfa_states));
   RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();
 
   // Trim: keep live states, numbered densely in their old order. The table is compacted in

@@ -381,6 +381,27 @@ std::string Matcher::jump_forward() {
   return out;
 }
 
+std::vector<std::vector<int64_t>> Matcher::describe_scans() const {
+  std::vector<std::vector<int64_t>> out;
+  for (size_t k = sets_.back().scans_begin; k < scans_.size(); ++k) {
+    const Scan& s = scans_[k];
+    std::vector<int64_t> row = {s.terminal, s.state, static_cast<int64_t>(s.dotted), static_cast<int64_t>(s.origin)};
+    if (s.state >= 0) {
+      auto entry = grammar_->terminal(s.terminal).index->get(s.state);
+      int64_t inside = static_cast<int64_t>(entry->inside_ids.size());
+      if (!entry->inside_bits.empty()) {
+        inside = 0;
+        for (uint32_t w : entry->inside_bits) inside += __builtin_popcount(w);
+      }
+      row.push_back(inside);
+      row.push_back(entry->suffixes.num_nodes());
+      row.push_back(static_cast<int64_t>(entry->boundary_nodes.size()));
+    }
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 void fill_masks_parallel(const std::vector<Matcher*>& matchers, uint32_t* words, size_t words_per_row,
                          const std::vector<int64_t>& rows, int num_threads) {
   const size_t n = matchers.size();

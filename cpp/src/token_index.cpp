@@ -73,7 +73,7 @@ std::shared_ptr<const StateTokens> DfaTokenIndex::build(int32_t start) const {
     std::sort(inside.begin(), inside.end());
     entry->inside_ids = std::move(inside);
   }
-  if (suffix_entries > kMaxSuffixEntries) {
+  if (boundaries.size() <= kMaxBoundaryNodes || suffix_entries > kMaxSuffixEntries) {
     entry->boundary_nodes = std::move(boundaries);
   } else if (suffix_entries > 0) {
     std::vector<std::pair<std::string, uint32_t>> suffixes;

@@ -10,6 +10,7 @@ expression (:data:`Expr`) over **bytes**:
 ``Repeat(item,m,n)``   ``item`` repeated ``m`` to ``n`` times (``n=None``: unbounded)
 ``Ref(name)``          the language of another rule; recursion is allowed
 ``Special(token_id)``  one special token, matched by token id, never by bytes
+``Automaton(states)``  a regular language given as a finite automaton over bytes
 =====================  ==========================================================
 
 Front-ends never decide what is a "lexeme": the compiler finds the regular parts of
@@ -29,6 +30,7 @@ from typing import Union
 
 __all__ = [
     "Alt",
+    "Automaton",
     "Bytes",
     "EMPTY",
     "Expr",
@@ -121,7 +123,27 @@ class Special:
     token_id: int
 
 
-Expr = Union[Bytes, Seq, Alt, Repeat, Ref, Special]
+@dataclass(frozen=True)
+class Automaton:
+    """A regular language as a finite automaton: state 0 starts; ``states[s]`` is
+    ``(accepting, ((label, target), ...))`` with each label a :class:`Bytes`.
+
+    For languages that have a small automaton but no small expression (the complement of a
+    set of words, an intersection); the compiler builds its DFA directly.
+    """
+
+    states: tuple[tuple[bool, tuple[tuple[Bytes, int], ...]], ...]
+
+    def __post_init__(self) -> None:
+        if not self.states:
+            raise ValueError("an automaton needs at least one state")
+        for _, edges in self.states:
+            for label, target in edges:
+                if not isinstance(label, Bytes) or not 0 <= target < len(self.states):
+                    raise ValueError("automaton edges are (Bytes, target state) pairs")
+
+
+Expr = Union[Bytes, Seq, Alt, Repeat, Ref, Special, Automaton]
 
 EMPTY: Expr = Seq(())
 NOTHING: Expr = Alt(())

@@ -16,7 +16,11 @@ namespace tokensieve {
 //   OP_SEQ n child_1 ... child_n         concatenation (n = 0: the empty string)
 //   OP_ALT n child_1 ... child_n         alternation  (n = 0: the empty language)
 //   OP_REPEAT min max child              repetition, max = -1 for unbounded
-enum RegexOp : int32_t { OP_BYTES = 0, OP_SEQ = 1, OP_ALT = 2, OP_REPEAT = 3 };
+//   OP_AUTOMATON n  (accept_s k_s target_1 .. target_k)  for s = 0..n-1,  then one OP_BYTES
+//                                        label per edge, in the same order: a finite automaton
+//                                        (state 0 starts) given directly, e.g. a set complement
+//                                        that has no small regular expression
+enum RegexOp : int32_t { OP_BYTES = 0, OP_SEQ = 1, OP_ALT = 2, OP_REPEAT = 3, OP_AUTOMATON = 4 };
 
 struct DfaLimits {
   int64_t max_nfa_states = 2'000'000;  // Thompson NFA size (bounded repeats are unrolled)

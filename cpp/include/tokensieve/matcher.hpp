@@ -50,6 +50,11 @@ class Matcher {
   bool can_continue() const { return !terminated_ && scans_.size() > sets_.back().scans_begin; }
   size_t num_history() const { return history_.size(); }
   size_t num_bytes() const { return sets_.size() - 1; }
+  // Size of the current chart position (diagnostics: how much parser state a mask walks from).
+  size_t top_items() const { return items_.size() - sets_.back().items_begin; }
+  size_t top_scans() const { return scans_.size() - sets_.back().scans_begin; }
+  // Per scan of the current position: terminal, DFA state, inside tokens, suffix-trie nodes.
+  std::vector<std::vector<int64_t>> describe_scans() const;
   const CompiledGrammar& grammar() const { return *grammar_; }
 
  private:

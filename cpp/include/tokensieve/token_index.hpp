@@ -7,9 +7,9 @@
 //       (the *suffix*) fits depends on what the parser allows after t.
 // `StateTokens` stores (a) as a list or bitset and (b) as a trie of suffixes, so a mask costs
 // one OR plus one parser walk over a small suffix trie instead of a walk over the vocabulary.
-// Where the suffixes would be too many to copy (a whitespace terminal may end after the first
-// space of 40k tokens), (b) is kept as the list of vocabulary-trie nodes where t may end, and
-// the mask walks below those nodes instead.
+// Where t can end at only a few trie nodes (a whitespace run: after " ", "  ", ...), (b) is kept
+// as those vocabulary-trie nodes instead, and the mask walks below them: no copy of the 40k
+// tokens that start with a space, and the walk prunes at their first byte anyway.
 // Entries are built lazily on first use and shared by every matcher (thread-safe).
 #pragma once
 #include <cstdint>
@@ -37,8 +37,10 @@ struct StateTokens {
 
 class DfaTokenIndex {
  public:
-  // Past this many suffix entries a state keeps boundary nodes instead of a suffix trie.
-  static constexpr size_t kMaxSuffixEntries = 8192;
+  // Up to this many boundary nodes a state keeps them instead of building a suffix trie; past
+  // kMaxSuffixEntries suffixes too (a memory guard).
+  static constexpr size_t kMaxBoundaryNodes = 256;
+  static constexpr size_t kMaxSuffixEntries = 1 << 20;
 
   DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab);
 

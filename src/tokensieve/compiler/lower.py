@@ -25,13 +25,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GrammarSyntaxError, LimitExceeded
-from ..ir import Alt, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
+from ..ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
 from ..limits import Limits
 
 __all__ = ["LoweredGrammar", "lower", "regex_program"]
 
 # Regex program opcodes (cpp/include/tokensieve/dfa.hpp).
-OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT = 0, 1, 2, 3
+OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON = 0, 1, 2, 3, 4
 
 # A terminal builder returns a DFA handle, or None when the automaton would exceed the budget.
 TerminalBuilder = Callable[[list[int], int], Any]
@@ -84,6 +84,16 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, li
         _emit(expr.item, rules, out, memo)
     elif isinstance(expr, Ref):
         _emit(rules[expr.name], rules, out, memo)
+    elif isinstance(expr, Automaton):
+        out.append(OP_AUTOMATON)
+        out.append(len(expr.states))
+        for accepting, edges in expr.states:
+            out.append(1 if accepting else 0)
+            out.append(len(edges))
+            out.extend(target for _, target in edges)
+        for _, edges in expr.states:
+            for label, _ in edges:
+                _emit(label, rules, out, memo)
     else:
         raise TypeError(f"not a regular expression: {expr!r}")
     memo[id(expr)] = out[start:]
@@ -179,7 +189,7 @@ class _Lowering:
         if hit is not None:
             return hit
         self.keep_alive.append(expr)
-        if isinstance(expr, Bytes):
+        if isinstance(expr, (Bytes, Automaton)):
             result = True
         elif isinstance(expr, Special):
             result = False
@@ -229,6 +239,8 @@ class _Lowering:
             size = 1 + self.nfa_size(expr.item) * copies
         elif isinstance(expr, Ref):
             size = self.nfa_size(self.rule_body(expr.name))
+        elif isinstance(expr, Automaton):
+            size = len(expr.states) + sum(len(edges) for _, edges in expr.states)
         else:
             size = 1
         self.size_memo[key] = size
@@ -239,7 +251,7 @@ class _Lowering:
         splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
         # Big expressions are split without trying: a DFA rarely has fewer states than the
         # NFA has positions, and building a doomed automaton level after level is quadratic.
-        if splittable and self.nfa_size(expr) > 4 * self.limits.max_terminal_states:
+        if splittable and self.nfa_size(expr) > 64 * self.limits.max_terminal_states:
             return None
         program: list[int] = []
         _emit(expr, self.rules, program, self.program_memo)
@@ -297,15 +309,43 @@ class _Lowering:
             if t is not None:
                 return [t]
         if isinstance(expr, Seq):
-            out: list[int] = []
-            for it in expr.items:
-                out.extend(self.symbols(it))
-            return out
+            return self.seq_symbols(expr.items)
         if isinstance(expr, Ref):
             return [self.rule_symbol(expr.name)]
         if isinstance(expr, Special):
             return [self.special(expr.token_id)]
         return [self.expr_symbol(expr)]
+
+    def seq_symbols(self, items: tuple[Expr, ...]) -> list[int]:
+        """A sequence: each maximal run of regular items becomes one terminal when it fits.
+
+        Front-ends flatten sequences (``"key" ws ":" ws value``), so without grouping every
+        piece of a key would be its own terminal and end at every character.
+        """
+        out: list[int] = []
+        run: list[Expr] = []
+
+        def flush() -> None:
+            if len(run) > 1:
+                group = Seq(tuple(run))
+                self.keep_alive.append(group)  # the program memo is keyed by id()
+                t = self.try_terminal(group)
+                if t is not None:
+                    out.append(t)
+                    run.clear()
+                    return
+            for it in run:
+                out.extend(self.symbols(it))
+            run.clear()
+
+        for it in items:
+            if self.is_regular(it):
+                run.append(it)
+            else:
+                flush()
+                out.extend(self.symbols(it))
+        flush()
+        return out
 
     def expr_symbol(self, expr: Alt | Repeat | Bytes) -> int:
         """A nonterminal for an alternation or repetition (shared when the node is shared)."""

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...ir import EMPTY, NOTHING, Alt, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, alt, codepoints, seq
+from ...ir import EMPTY, NOTHING, Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, alt, codepoints, seq
 
 __all__ = ["DFA", "LabeledGraph", "NotRegular", "dfa_from_expr", "expr_size", "utf8_strings"]
 
@@ -79,6 +79,14 @@ class _NFA:
                     self.add(expr.item, cur, nxt)
                     cur = nxt
                 self.eps[cur].append(end)
+        elif isinstance(expr, Automaton):
+            inner = [self.state() for _ in expr.states]
+            self.eps[start].append(inner[0])
+            for (accepting, edges), state in zip(expr.states, inner):
+                for label, target in edges:
+                    self.add(label, state, inner[target])
+                if accepting:
+                    self.eps[state].append(end)
         elif isinstance(expr, (Ref, Special)):
             raise NotRegular(f"{expr!r} is not a regular byte expression")
         else:  # pragma: no cover - the Expr union is closed
@@ -333,24 +341,33 @@ class LabeledGraph:
             into[s] = set()
         return out[init].get(final, NOTHING)
 
-    def to_rules(self, grammar: Grammar, hint: str) -> Ref:
-        """One rule per state (a right-linear grammar): exact, whatever the size."""
-        names = []
-        for _ in self.accept:
-            name = grammar.fresh_name(hint)
-            grammar.rules[name] = NOTHING  # reserve the name
-            names.append(name)
+    def to_automaton(self) -> Automaton:
+        """The language as a byte-level :class:`~tokensieve.ir.Automaton` (labels expanded)."""
+        nfa = _NFA()
+        states = [nfa.state() for _ in self.accept]
+        final = nfa.state()
         for s, row in enumerate(self.edges):
-            options = [seq(label, Ref(names[t])) for t, label in row.items()]
+            for t, label in row.items():
+                nfa.add(label, states[s], states[t])
             if self.accept[s]:
-                options.append(EMPTY)
-            grammar.rules[names[s]] = alt(*options) if options else NOTHING
-        return Ref(names[0])
+                nfa.eps[states[s]].append(final)
+        dfa = DFA.from_nfa(nfa, states[0], final)
+        rows = []
+        for accepting, row in zip(dfa.accept, dfa.trans):
+            groups: dict[int, list[tuple[int, int]]] = {}
+            for lo, hi, t in row:
+                groups.setdefault(t, []).append((lo, hi))
+            rows.append((accepting, tuple((Bytes.of(r), t) for t, r in groups.items())))
+        return Automaton(tuple(rows))
 
     def to_ir(self, grammar: Grammar, hint: str, budget: int = 4000) -> Expr:
-        """The language as one expression when small enough, else as right-linear rules."""
+        """The language as one expression when small enough, else as an automaton.
+
+        Both are regular, so the compiler builds one DFA either way; the automaton avoids
+        the blow-up of state elimination (and per-character parser rules).
+        """
         expr = self.to_expr(budget)
-        return expr if expr is not None else self.to_rules(grammar, hint)
+        return expr if expr is not None else self.to_automaton()
 
 
 def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
