@@ -26,6 +26,7 @@ import numpy as np
 
 from ..bitmask import allocate_bitmask, apply_bitmask, is_torch_tensor
 from ..errors import MatcherStateError
+from ..matcher import fill_bitmasks
 from .backends import Backend
 from .result import StopReason, Timings
 from .sampling import SamplingParams, sample
@@ -165,10 +166,11 @@ class _Decoder:
     def _fill_masks(self, rows: list[int]) -> float:
         """Fill the bitmask rows of ``rows``; returns the seconds spent (runs on the worker)."""
         t0 = time.perf_counter()
-        for i in rows:
-            matcher = self.rows[i].matcher
-            if matcher is not None:
-                matcher.fill_bitmask(self.bitmask, row=i)
+        matchers: list[Any] = [self.rows[i].matcher for i in rows]  # all constrained rows
+        if len(rows) == 1:
+            matchers[0].fill_bitmask(self.bitmask, row=rows[0])
+        else:
+            fill_bitmasks(matchers, self.bitmask, rows)  # rows in parallel native threads
         return time.perf_counter() - t0
 
     def _finish_complete_rows(self, active: list[int]) -> list[int]:

@@ -188,7 +188,7 @@ def _rename(expr: ir.Expr, names: Mapping[str, str]) -> ir.Expr:
         return ir.Alt(tuple(_rename(e, names) for e in expr.items))
     if isinstance(expr, ir.Repeat):
         return ir.Repeat(_rename(expr.item, names), expr.min, expr.max)
-    return expr  # Bytes, Special: no names inside
+    return expr  # Bytes, Special, Automaton: no rule names inside
 
 
 def parse_tool_calls(text: str, tools: Sequence[Tool]) -> list[ToolCall] | None:

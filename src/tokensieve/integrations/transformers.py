@@ -114,20 +114,17 @@ class TokensieveLogitsProcessor(transformers.LogitsProcessor):
         self._bitmask: Any = None
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        rows = input_ids.shape[0]
         if self._prompt_len is None:
             self._start(input_ids)
         else:
             self._advance(input_ids)
-        constrained = []
-        for r in range(rows):
-            matcher = self._matchers[r]
-            if matcher is None or matcher.is_terminated():
-                continue  # free row, or finished: generate pads it whatever we do
-            matcher.fill_bitmask(self._bitmask, row=r)
-            constrained.append(r)
-        if constrained:
-            apply_bitmask(scores, self._bitmask, vocab_size=self._vocab_size, indices=constrained)
+        # Free rows, and rows already finished (generate pads them whatever we do), stay as they are.
+        live = [(r, m) for r, m in enumerate(self._matchers) if m is not None and not m.is_terminated()]
+        if live:
+            rows_to_mask = [r for r, _ in live]
+            # One native thread per row, GIL released.
+            self._ts.fill_bitmasks([m for _, m in live], self._bitmask, rows_to_mask)
+            apply_bitmask(scores, self._bitmask, vocab_size=self._vocab_size, indices=rows_to_mask)
         return scores
 
     # ------------------------------------------------------------------ state
