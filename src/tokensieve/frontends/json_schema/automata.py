@@ -17,7 +17,22 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...ir import EMPTY, NOTHING, Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, alt, codepoints, seq
+from ...ir import (
+    EMPTY,
+    NOTHING,
+    Alt,
+    Automaton,
+    Bytes,
+    Expr,
+    Grammar,
+    Ref,
+    Repeat,
+    Seq,
+    Special,
+    alt,
+    codepoints,
+    seq,
+)
 
 __all__ = ["DFA", "LabeledGraph", "NotRegular", "dfa_from_expr", "expr_size", "utf8_strings"]
 
@@ -351,13 +366,24 @@ class LabeledGraph:
                 nfa.add(label, states[s], states[t])
             if self.accept[s]:
                 nfa.eps[states[s]].append(final)
-        dfa = DFA.from_nfa(nfa, states[0], final)
+        # Epsilon removal, no determinization: the compiler determinizes anyway, and a
+        # subset construction here can blow up (every state has its own escape branches).
+        closures = [nfa.closure([s]) for s in range(len(nfa.edges))]
+        index = {states[0]: 0}
+        order = [states[0]]
         rows = []
-        for accepting, row in zip(dfa.accept, dfa.trans):
+        i = 0
+        while i < len(order):
+            s = order[i]
+            i += 1
             groups: dict[int, list[tuple[int, int]]] = {}
-            for lo, hi, t in row:
-                groups.setdefault(t, []).append((lo, hi))
-            rows.append((accepting, tuple((Bytes.of(r), t) for t, r in groups.items())))
+            for c in closures[s]:
+                for lo, hi, t in nfa.edges[c]:
+                    if t not in index:
+                        index[t] = len(order)
+                        order.append(t)
+                    groups.setdefault(index[t], []).append((lo, hi))
+            rows.append((final in closures[s], tuple((Bytes.of(r), t) for t, r in groups.items())))
         return Automaton(tuple(rows))
 
     def to_ir(self, grammar: Grammar, hint: str, budget: int = 4000) -> Expr:
@@ -367,7 +393,26 @@ class LabeledGraph:
         the blow-up of state elimination (and per-character parser rules).
         """
         expr = self.to_expr(budget)
-        return expr if expr is not None else self.to_automaton()
+        if expr is not None:
+            return expr
+        try:
+            return self.to_automaton()
+        except OverflowError:  # too many byte-level states: right-linear rules stay exact
+            return self.to_rules(grammar, hint)
+
+    def to_rules(self, grammar: Grammar, hint: str) -> Ref:
+        """One rule per state (a right-linear grammar): exact, whatever the size."""
+        names = []
+        for _ in self.accept:
+            name = grammar.fresh_name(hint)
+            grammar.rules[name] = NOTHING  # reserve the name
+            names.append(name)
+        for s, row in enumerate(self.edges):
+            options = [seq(label, Ref(names[t])) for t, label in row.items()]
+            if self.accept[s]:
+                options.append(EMPTY)
+            grammar.rules[names[s]] = alt(*options) if options else NOTHING
+        return Ref(names[0])
 
 
 def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
