@@ -122,6 +122,10 @@ def run(
         except ts.TokensieveError as e:
             report.errors[src][type(e).__name__] += 1
             continue
+        except Exception as e:  # a bug, never an acceptable outcome: counted and listed
+            report.errors[src]["internal:" + type(e).__name__] += 1
+            report.failures.append(f"internal error: {path.name}: {type(e).__name__}: {e}")
+            continue
         report.compile_times.append(time.perf_counter() - started)
         report.compiled[src] += 1
         for test in entry.get("tests", []):
