@@ -31,7 +31,9 @@ import numpy as np
 import tokensieve as ts
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "maskbench" / "dev"
-DEFAULT_TOKENIZER = Path(__file__).resolve().parents[2] / "shared" / "tokenizers" / "hf" / "llama3-128k.tokenizer.json"
+DEFAULT_TOKENIZER = (
+    Path(__file__).resolve().parents[2] / "shared" / "tokenizers" / "hf" / "llama3-128k.tokenizer.json"
+)
 
 
 @dataclass
@@ -143,8 +145,9 @@ def run(
     return report
 
 
-def _check_instance(grammar: ts.CompiledGrammar, ids: list[int], eos: int, bitmask: np.ndarray,
-                    mask_times: list[float] | None) -> bool:
+def _check_instance(
+    grammar: ts.CompiledGrammar, ids: list[int], eos: int, bitmask: np.ndarray, mask_times: list[float] | None
+) -> bool:
     """True when every token and then EOS are allowed."""
     matcher = ts.Matcher(grammar)
     for t in [*ids, eos]:

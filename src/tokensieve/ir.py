@@ -257,7 +257,7 @@ def _utf8_same_length(lo: int, hi: int) -> list[Expr]:
     # continuation bytes: that range is one sequence of byte ranges.
     for i in range(1, n):
         suffix_full = all(a[j] == 0x80 for j in range(i, n)) and all(b[j] == 0xBF for j in range(i, n))
-        if suffix_full and a[:i - 1] == b[:i - 1]:
+        if suffix_full and a[: i - 1] == b[: i - 1]:
             items: list[Expr] = [Bytes(((a[j], a[j]),)) for j in range(i - 1)]
             items.append(Bytes(((a[i - 1], b[i - 1]),)))
             items.extend(Bytes(((0x80, 0xBF),)) for _ in range(i, n))

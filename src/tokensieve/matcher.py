@@ -101,8 +101,13 @@ class Matcher:
         return int(self._m.num_history)
 
 
-def fill_bitmasks(matchers: Sequence[Matcher], bitmask: Any, rows: Sequence[int] | None = None,
-                  *, num_threads: int | None = None) -> None:
+def fill_bitmasks(
+    matchers: Sequence[Matcher],
+    bitmask: Any,
+    rows: Sequence[int] | None = None,
+    *,
+    num_threads: int | None = None,
+) -> None:
     """Fill one bitmask row per matcher in parallel native threads (GIL released)."""
     if rows is None:
         rows = range(len(matchers))

@@ -85,7 +85,7 @@ root ::= "(" root ")" | "[" root "]" | "x"
 """
 
 WORDS = [f"w{i:03d}{chr(97 + i % 26)}" for i in range(400)]
-LARGE_ALTERNATION = "root ::= word (\" \" word)*\nword ::= " + " | ".join(json.dumps(w) for w in WORDS) + "\n"
+LARGE_ALTERNATION = 'root ::= word (" " word)*\nword ::= ' + " | ".join(json.dumps(w) for w in WORDS) + "\n"
 
 BOUNDED = r"""
 root ::= [a-z]{2,5} ( "-" [0-9]{1,3} ){0,4} tail{0,3}
@@ -98,7 +98,7 @@ root ::= "<" [a-c]{0,1000} ">" ( "(" root ")" ){0,2}
 
 JSON_VALUES = [
     {"name": "Bob", "age": 30, "tags": ["a", "b"], "ok": True, "none": None},
-    [1, -2.5, 3e10, "x\"y\\z\n\u00e9\u4e2d\U0001f600"],
+    [1, -2.5, 3e10, 'x"y\\z\n\u00e9\u4e2d\U0001f600'],
     {"nested": {"deep": [[[{"k": "v"}]]]}, "empty": {}, "list": []},
     "just a string",
     -0.0,

@@ -20,7 +20,6 @@ from tests.differential.corpus import CASES, Case
 from tests.oracle import Oracle
 from tests.paths import TOKENIZERS
 from tokensieve import Compiler, Matcher, NoTokenAllowed, Vocabulary
-
 from tokensieve.frontends.json_value import json_grammar
 from tokensieve.frontends.whitespace import WhitespacePolicy
 from tokensieve.ir import Grammar
@@ -94,7 +93,9 @@ def sub_vocab(family: str, case_name: str) -> tuple[Vocabulary, dict[int, int]]:
     return sub, mapping
 
 
-def check_walk(oracle: Oracle, matcher: Matcher, vocab: Vocabulary, token_ids: Sequence[int], valid: bool) -> None:
+def check_walk(
+    oracle: Oracle, matcher: Matcher, vocab: Vocabulary, token_ids: Sequence[int], valid: bool
+) -> None:
     prefix = b""
     specials = sorted(vocab.special_token_ids)
     for step, t in enumerate([*token_ids, vocab.eos_token_ids[0]]):

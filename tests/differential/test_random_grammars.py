@@ -29,7 +29,9 @@ RULES = ["r0", "r1", "r2"]
 
 
 def byte_sets() -> st.SearchStrategy[Expr]:
-    return st.sets(st.sampled_from(ALPHABET), min_size=1, max_size=3).map(lambda s: Bytes.of((b, b) for b in s))
+    return st.sets(st.sampled_from(ALPHABET), min_size=1, max_size=3).map(
+        lambda s: Bytes.of((b, b) for b in s)
+    )
 
 
 def exprs() -> st.SearchStrategy[Expr]:
@@ -101,7 +103,9 @@ def test_engine_matches_oracle(grammar: Grammar, choices: list[tuple[bool, int]]
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grammar=grammars, token_ids=inputs, data=st.data())
-def test_rollback_and_fork_equal_fresh_matcher(grammar: Grammar, token_ids: list[int], data: st.DataObject) -> None:
+def test_rollback_and_fork_equal_fresh_matcher(
+    grammar: Grammar, token_ids: list[int], data: st.DataObject
+) -> None:
     compiler = Compiler(VOCAB)
     if Oracle(grammar).is_empty_language:
         return

@@ -39,7 +39,9 @@ class CompiledGrammar:
     Make a :class:`tokensieve.Matcher` per sequence from it.
     """
 
-    def __init__(self, native: Any, vocab: Vocabulary, stats: GrammarStats, limits: Limits, source: str) -> None:
+    def __init__(
+        self, native: Any, vocab: Vocabulary, stats: GrammarStats, limits: Limits, source: str
+    ) -> None:
         self._native = native
         self.vocab = vocab
         self.stats = stats

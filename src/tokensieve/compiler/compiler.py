@@ -99,7 +99,9 @@ class Compiler:
                 schema, whitespace=ws, strict=strict, property_order=property_order, relax=relax
             )
 
-        return self._cached(("json_schema", source_key, ws.key(), strict, property_order, relax_key), build, "json_schema")
+        return self._cached(
+            ("json_schema", source_key, ws.key(), strict, property_order, relax_key), build, "json_schema"
+        )
 
     # ------------------------------------------------------------------ cache
     def _cached(self, key: tuple[Any, ...], build: Callable[[], Grammar], source: str) -> CompiledGrammar:

@@ -206,7 +206,9 @@ class _Lowering:
         try:
             return self.rules[name]
         except KeyError:
-            raise GrammarSyntaxError(f"rule {name!r} is referenced but not defined", source="grammar") from None
+            raise GrammarSyntaxError(
+                f"rule {name!r} is referenced but not defined", source="grammar"
+            ) from None
 
     # ---------------------------------------------------------------- symbols
     def new_nonterminal(self, name: str) -> int:
@@ -347,7 +349,7 @@ class _Lowering:
         flush()
         return out
 
-    def expr_symbol(self, expr: Alt | Repeat | Bytes) -> int:
+    def expr_symbol(self, expr: Alt | Repeat | Bytes | Automaton) -> int:
         """A nonterminal for an alternation or repetition (shared when the node is shared)."""
         nt = self.expr_nt.get(id(expr))
         if nt is not None:
@@ -361,8 +363,8 @@ class _Lowering:
         elif isinstance(expr, Repeat):
             nt = self.repeat_symbol(expr)
             self.expr_nt[id(expr)] = nt
-        else:  # pragma: no cover - a Bytes node always fits in a terminal
-            raise AssertionError("byte sets are always terminals")
+        else:  # Bytes and Automaton are regular: they became terminals or raised LimitExceeded
+            raise AssertionError("regular leaves are always terminals")
         return nt
 
     def repeat_symbol(self, expr: Repeat) -> int:
