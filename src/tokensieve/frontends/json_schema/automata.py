@@ -97,7 +97,7 @@ class _NFA:
         elif isinstance(expr, Automaton):
             inner = [self.state() for _ in expr.states]
             self.eps[start].append(inner[0])
-            for (accepting, edges), state in zip(expr.states, inner):
+            for (accepting, edges), state in zip(expr.states, inner, strict=False):
                 for label, target in edges:
                     self.add(label, state, inner[target])
                 if accepting:
@@ -224,7 +224,7 @@ class DFA:
         return seen
 
     def minimize(self) -> DFA:
-        """Trim (reachable and co-reachable states only) and merge equivalent states (Moore)."""
+        """Trim (reachable and co-reachable states only) and merge equivalent states (Hopcroft)."""
         reach = self._reachable()
         rev: dict[int, set[int]] = {}
         for s in reach:
@@ -240,20 +240,7 @@ class DFA:
         if 0 not in live:
             return DFA([[]], [False])
         states = sorted(live)
-        cls = {s: int(self.accept[s]) for s in states}
-        while True:
-            sigs: dict[tuple[object, ...], int] = {}
-            new: dict[int, int] = {}
-            for s in states:
-                row: list[Edge] = []
-                for lo, hi, t in self.trans[s]:
-                    if t in live:
-                        _append(row, lo, hi, cls[t])
-                sig = (cls[s], tuple(row))
-                new[s] = sigs.setdefault(sig, len(sigs))
-            if len(sigs) == len(set(cls.values())):
-                break
-            cls = new
+        cls = _hopcroft(self, states, live)
         # Renumber so that the start state's class is 0.
         remap = {cls[0]: 0}
         for s in states:
@@ -413,6 +400,63 @@ class LabeledGraph:
                 options.append(EMPTY)
             grammar.rules[names[s]] = alt(*options) if options else NOTHING
         return Ref(names[0])
+
+
+def _hopcroft(dfa: DFA, states: list[int], live: set[int]) -> dict[int, int]:
+    """Equivalence classes of the live states (Hopcroft's partition refinement, O(n log n)).
+
+    Missing transitions and transitions to dead states go to an implicit sink, which is
+    its own class; byte ranges are first cut into the classes no transition splits.
+    """
+    cuts = sorted(
+        {lo for s in states for lo, _, _ in dfa.trans[s]}
+        | {hi + 1 for s in states for _, hi, _ in dfa.trans[s]}
+    )
+    symbols = list(zip(cuts, cuts[1:], strict=False))
+    sink = -1
+    # inverse[c][t]: states that go to t on symbol class c (t = sink when undefined).
+    inverse: list[dict[int, list[int]]] = [{} for _ in symbols]
+    for s in states:
+        row = dfa.trans[s]
+        j = 0
+        for c, (a, _) in enumerate(symbols):
+            while j < len(row) and row[j][1] < a:
+                j += 1
+            t = row[j][2] if j < len(row) and row[j][0] <= a and row[j][2] in live else sink
+            inverse[c].setdefault(t, []).append(s)
+    accepting = [s for s in states if dfa.accept[s]]
+    rejecting = [s for s in states if not dfa.accept[s]]
+    blocks: list[set[int]] = [set(accepting)] + ([set(rejecting)] if rejecting else [])
+    block_of = {s: i for i, b in enumerate(blocks) for s in b}
+    block_of[sink] = len(blocks)
+    blocks.append({sink})
+    # Splitting by all blocks but one is enough: the largest of accepting/rejecting is left out.
+    first = [len(blocks) - 1, 0 if len(blocks) == 2 or len(blocks[0]) <= len(blocks[1]) else 1]
+    work = {(i, c) for i in first for c in range(len(symbols))}
+    while work:
+        target, c = work.pop()
+        movers: set[int] = set()
+        for t in blocks[target]:
+            movers.update(inverse[c].get(t, ()))
+        touched: dict[int, set[int]] = {}
+        for s in movers:
+            touched.setdefault(block_of[s], set()).add(s)
+        for i, inside in touched.items():
+            if len(inside) == len(blocks[i]):
+                continue
+            outside = blocks[i] - inside
+            small, large = (inside, outside) if len(inside) <= len(outside) else (outside, inside)
+            blocks[i] = large
+            new = len(blocks)
+            blocks.append(small)
+            for s in small:
+                block_of[s] = new
+            for d in range(len(symbols)):
+                if (i, d) in work:
+                    work.add((new, d))
+                else:
+                    work.add((new if len(small) <= len(large) else i, d))
+    return {s: block_of[s] for s in states}
 
 
 def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:

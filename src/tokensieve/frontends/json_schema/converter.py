@@ -134,6 +134,8 @@ class Converter:
             body = self.value(self.resolver.root_location())
         except RecursionError as exc:
             raise UnsupportedSchemaError("the schema nests too deeply to convert") from exc
+        except OverflowError as exc:  # an automaton past its state limit, wherever it was built
+            raise UnsupportedSchemaError(f"the schema needs too large an automaton: {exc}") from exc
         if body == NOTHING:
             raise UnsatisfiableSchemaError("the schema admits no JSON value", pointer="")
         self.grammar.rules["root"] = seq(self.ws, body, self.ws)

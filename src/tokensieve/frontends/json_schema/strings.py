@@ -25,7 +25,7 @@ from functools import lru_cache
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import EMPTY, Bytes, Expr, Grammar, Repeat, alt, codepoints, literal, seq
-from .automata import DFA, LabeledGraph, dfa_from_expr, utf8_strings
+from .automata import DFA, LabeledGraph, NotRegular, dfa_from_expr, utf8_strings
 from .digits import fixed_width
 
 __all__ = [
@@ -135,6 +135,31 @@ class CharGraph:
         """The set C when the language is exactly C* (one accepting state looping on C)."""
         if len(self.accept) == 1 and self.accept[0] and set(self.edges[0]) <= {0}:
             return self.edges[0].get(0, ())
+        return None
+
+    def uniform_repeat(self) -> tuple[CpRanges, int, int | None] | None:
+        """(C, m, n) when the language is exactly C{m,n} (n None: unbounded), else None.
+
+        Patterns such as ``^.{1,255}$`` or ``^[a-z]+$`` have this shape; as a bounded
+        repetition they need no automaton at all, however long the bound.
+        """
+        labels = {c for row in self.edges for c in row.values()}
+        if len(labels) != 1 or any(len(row) > 1 for row in self.edges):
+            return None
+        label = labels.pop()
+        path: list[int] = []
+        s: int | None = 0
+        while s is not None and s not in path:
+            path.append(s)
+            s = next(iter(self.edges[s]), None)
+        accepted = [i for i, state in enumerate(path) if self.accept[state]]
+        if not accepted or accepted != list(range(accepted[0], accepted[-1] + 1)):
+            return None
+        if s is None:
+            return label, accepted[0], accepted[-1]
+        # A cycle back to path[k]: unbounded only as a one-state accepting loop at the end.
+        if s == path[-1] and accepted[-1] == len(path) - 1:
+            return label, accepted[0], None
         return None
 
     def with_length(self, lo: int, hi: int | None, max_states: int = 20000) -> CharGraph:
@@ -304,6 +329,13 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
         raise UnsatisfiableSchemaError(
             f"minLength {lo} is greater than maxLength {hi}", keyword="minLength", pointer=spec.pointer
         )
+    shortcut = _repeated_class(spec)
+    if shortcut is not None:
+        chars, m, n = shortcut
+        m, n = max(m, lo), (hi if n is None else n if hi is None else min(n, hi))
+        if n is not None and m > n:
+            raise _empty(spec)
+        return seq(_QUOTE, Repeat(escaped_chars(chars), m, n), _QUOTE)
     dfa = spec.content_dfa()
     if dfa is None:
         return seq(_QUOTE, Repeat(ANY_CHAR, lo, hi), _QUOTE)
@@ -314,6 +346,13 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
         if body is None:
             raise _empty(spec)
         return seq(_QUOTE, body, _QUOTE)
+    uniform = graph.uniform_repeat()
+    if uniform is not None:  # C{m,n} with a length: one bounded repetition
+        chars, m, n = uniform
+        m, n = max(m, lo), (hi if n is None else n if hi is None else min(n, hi))
+        if n is not None and m > n:
+            raise _empty(spec)
+        return seq(_QUOTE, Repeat(escaped_chars(chars), m, n), _QUOTE)
     if lo > 0 or hi is not None:
         try:
             graph = graph.with_length(lo, hi)
@@ -328,6 +367,29 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
     if body == alt():
         raise _empty(spec)
     return seq(_QUOTE, body, _QUOTE)
+
+
+def _repeated_class(spec: StringSpec) -> tuple[CpRanges, int, int | None] | None:
+    """(C, m, n) when the only constraint is a pattern that is one character class repeated
+    (``^[a-z]{2,64}$``): no automaton of the whole repetition is ever built."""
+    if len(spec.languages) != 1 or spec.excluded:
+        return None
+    lang = spec.languages[0][1]
+    if not isinstance(lang, Repeat):
+        return None
+    try:
+        item = char_graph(dfa_from_expr(lang.item, max_states=256))
+    except (OverflowError, NotRegular):
+        return None
+    if (
+        len(item.accept) != 2
+        or item.accept[0]
+        or not item.accept[1]
+        or item.edges[1]
+        or set(item.edges[0]) != {1}
+    ):
+        return None
+    return item.edges[0][1], lang.min, lang.max
 
 
 def _empty(spec: StringSpec) -> UnsatisfiableSchemaError:
