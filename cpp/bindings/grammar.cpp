@@ -17,13 +17,24 @@ void bind_grammar(nb::module_& m) {
       .def_rw("max_accept_work", &MatcherLimits::max_accept_work)
       .def_rw("max_jump_forward_bytes", &MatcherLimits::max_jump_forward_bytes);
 
+  nb::class_<TokenSlice>(m, "TokenSlice")
+      .def(
+          "__init__",
+          [](TokenSlice* self, std::shared_ptr<Vocabulary> vocab, std::shared_ptr<Dfa> plain) {
+            new (self) TokenSlice(std::move(vocab), std::move(plain));
+          },
+          nb::arg("vocab"), nb::arg("plain"))
+      .def_prop_ro("size", &TokenSlice::size)
+      .def_prop_ro("rest_nodes", [](const TokenSlice& s) { return s.rest().num_nodes(); });
+
   nb::class_<DfaTokenIndex>(m, "DfaTokenIndex")
       .def(
           "__init__",
-          [](DfaTokenIndex* self, std::shared_ptr<Dfa> dfa, std::shared_ptr<Vocabulary> vocab) {
-            new (self) DfaTokenIndex(std::move(dfa), std::move(vocab));
+          [](DfaTokenIndex* self, std::shared_ptr<Dfa> dfa, std::shared_ptr<Vocabulary> vocab,
+             std::shared_ptr<TokenSlice> slice) {
+            new (self) DfaTokenIndex(std::move(dfa), std::move(vocab), std::move(slice));
           },
-          nb::arg("dfa"), nb::arg("vocab"))
+          nb::arg("dfa"), nb::arg("vocab"), nb::arg("slice").none() = nb::none())
       .def_prop_ro("dfa", [](const DfaTokenIndex& i) { return std::const_pointer_cast<Dfa>(i.dfa_ptr()); })
       .def("memory_bytes", &DfaTokenIndex::memory_bytes);
 

@@ -246,7 +246,7 @@ void Matcher::fill_mask(uint32_t* words, size_t num_words) {
       if (scans_.size() > sets_.back().scans_begin) {
         const TokenTrie& suffixes = entry->suffixes;
         walk(suffixes, 1, suffixes.num_nodes(), 0, words);
-        const TokenTrie& trie = vocab.trie();
+        const TokenTrie& trie = *entry->boundary_trie;
         for (uint32_t b : entry->boundary_nodes) walk(trie, b + 1, trie.subtree_end(b), trie.depth(b), words);
       }
       truncate(base);

@@ -18,8 +18,61 @@ void StateTokens::or_inside(uint32_t* words) const {
   }
 }
 
-DfaTokenIndex::DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab)
-    : dfa_(std::move(dfa)), vocab_(std::move(vocab)) {
+TokenSlice::TokenSlice(std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const Dfa> plain)
+    : vocab_(std::move(vocab)), plain_(std::move(plain)) {
+  const Vocabulary& v = *vocab_;
+  bits_.assign((v.size() + 31) / 32, 0);
+  std::vector<uint8_t> rest(v.size(), 0);
+  for (uint32_t id = 0; id < v.size(); ++id) {
+    if (v.is_special(id) || v.token(id).empty()) continue;
+    int32_t q = plain_->start();
+    for (unsigned char b : v.token(id)) {
+      if (q == Dfa::kDead) break;
+      q = plain_->next(q, b);
+    }
+    if (q != Dfa::kDead && plain_->accepting(q)) {
+      bits_[id >> 5] |= 1u << (id & 31);
+      ++size_;
+    } else {
+      rest[id] = 1;
+    }
+  }
+  std::vector<std::string> tokens(v.size());
+  for (uint32_t id = 0; id < v.size(); ++id) {
+    if (rest[id]) tokens[id] = v.token(id);
+  }
+  rest_ = TokenTrie(tokens, rest);
+}
+
+bool TokenSlice::admitted_by(const Dfa& dfa, int32_t state) const {
+  // Explore the product of P's automaton and `dfa` from (start, state): every pair reachable on
+  // a byte P can read must keep `dfa` alive and not accepting. Bounded: give up past kMaxPairs.
+  constexpr size_t kMaxPairs = 4096;
+  const Dfa& p = *plain_;
+  if (p.start() == Dfa::kDead || dfa.accepting(state)) return false;
+  std::vector<std::pair<int32_t, int32_t>> todo = {{p.start(), state}};
+  std::vector<std::pair<int32_t, int32_t>> seen = todo;
+  while (!todo.empty()) {
+    auto [a, b] = todo.back();
+    todo.pop_back();
+    for (int byte = 0; byte < 256; ++byte) {
+      const int32_t a2 = p.next(a, static_cast<uint8_t>(byte));
+      if (a2 == Dfa::kDead) continue;
+      const int32_t b2 = dfa.next(b, static_cast<uint8_t>(byte));
+      if (b2 == Dfa::kDead || dfa.accepting(b2)) return false;
+      const std::pair<int32_t, int32_t> pair{a2, b2};
+      if (std::find(seen.begin(), seen.end(), pair) != seen.end()) continue;
+      if (seen.size() >= kMaxPairs) return false;
+      seen.push_back(pair);
+      todo.push_back(pair);
+    }
+  }
+  return true;
+}
+
+DfaTokenIndex::DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab,
+                             std::shared_ptr<const TokenSlice> slice)
+    : dfa_(std::move(dfa)), vocab_(std::move(vocab)), slice_(std::move(slice)) {
   states_.resize(std::max(0, dfa_->num_states()));
 }
 
@@ -37,7 +90,9 @@ std::shared_ptr<const StateTokens> DfaTokenIndex::get(int32_t state) const {
 
 std::shared_ptr<const StateTokens> DfaTokenIndex::build(int32_t start) const {
   const Dfa& dfa = *dfa_;
-  const TokenTrie& trie = vocab_->trie();
+  // With the slice admitted, its tokens are inside at once and only the rest needs a walk.
+  const bool sliced = slice_ != nullptr && slice_->admitted_by(dfa, start);
+  const TokenTrie& trie = sliced ? slice_->rest() : vocab_->trie();
   const uint32_t n = trie.num_nodes();
   std::vector<int32_t> state_at(trie.max_depth() + 1);
   state_at[0] = start;
@@ -65,9 +120,14 @@ std::shared_ptr<const StateTokens> DfaTokenIndex::build(int32_t start) const {
   }
 
   auto entry = std::make_shared<StateTokens>();
+  entry->boundary_trie = &trie;
   const size_t words = (vocab_->size() + 31) / 32;
-  if (inside.size() > words / 4) {  // past this a bitset is about as small and ORs faster
-    entry->inside_bits.assign(words, 0);
+  if (sliced || inside.size() > words / 4) {  // past this a bitset is about as small and ORs faster
+    if (sliced) {
+      entry->inside_bits = slice_->bits();
+    } else {
+      entry->inside_bits.assign(words, 0);
+    }
     for (uint32_t id : inside) entry->inside_bits[id >> 5] |= 1u << (id & 31);
   } else {
     std::sort(inside.begin(), inside.end());

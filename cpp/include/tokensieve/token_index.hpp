@@ -22,14 +22,39 @@
 
 namespace tokensieve {
 
+// A token slice: the tokens whose bytes lie entirely in a "plain" language P, e.g. JSON string
+// content (complete UTF-8 characters other than '"', '\\' and controls), found once per
+// vocabulary, plus a trie of all other tokens. Where a terminal state admits every string of P
+// without dying or ending, the whole slice is inside it at once, and only the (much smaller)
+// rest of the vocabulary needs a walk: a dense in-string mask costs a copy instead of a walk.
+class TokenSlice {
+ public:
+  TokenSlice(std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const Dfa> plain);
+
+  const Dfa& plain() const { return *plain_; }
+  const std::vector<uint32_t>& bits() const { return bits_; }
+  const TokenTrie& rest() const { return rest_; }
+  uint32_t size() const { return size_; }
+  // Whether every string of P read from `state` of `dfa` keeps it alive and never accepting.
+  bool admitted_by(const Dfa& dfa, int32_t state) const;
+
+ private:
+  std::shared_ptr<const Vocabulary> vocab_;
+  std::shared_ptr<const Dfa> plain_;
+  std::vector<uint32_t> bits_;
+  TokenTrie rest_;
+  uint32_t size_ = 0;
+};
+
 struct StateTokens {
   // Tokens that stay inside the terminal: a sorted id list when short, else a bitset.
   std::vector<uint32_t> inside_ids;
   std::vector<uint32_t> inside_bits;
   // Suffixes after a point where the terminal may end, with the tokens they belong to...
   TokenTrie suffixes;
-  // ...or, when there are too many, the vocabulary-trie nodes where the terminal may end.
+  // ...or, when there are few, the trie nodes where the terminal may end (in `boundary_trie`).
   std::vector<uint32_t> boundary_nodes;
+  const TokenTrie* boundary_trie = nullptr;
   size_t memory_bytes() const;
   // ORs the inside tokens into a bitmask row.
   void or_inside(uint32_t* words) const;
@@ -42,7 +67,8 @@ class DfaTokenIndex {
   static constexpr size_t kMaxBoundaryNodes = 256;
   static constexpr size_t kMaxSuffixEntries = 1 << 20;
 
-  DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab);
+  DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab,
+                std::shared_ptr<const TokenSlice> slice = nullptr);
 
   const Dfa& dfa() const { return *dfa_; }
   const std::shared_ptr<const Dfa>& dfa_ptr() const { return dfa_; }
@@ -55,6 +81,7 @@ class DfaTokenIndex {
 
   std::shared_ptr<const Dfa> dfa_;
   std::shared_ptr<const Vocabulary> vocab_;
+  std::shared_ptr<const TokenSlice> slice_;
   mutable std::mutex mutex_;
   mutable std::vector<std::shared_ptr<const StateTokens>> states_;
 };

@@ -16,7 +16,7 @@ from ..ir import Grammar
 from ..limits import Limits
 from ..vocabulary import Vocabulary
 from .lower import lower
-from .native_vocab import native_vocabulary
+from .native_vocab import native_vocabulary, string_slice
 
 __all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
 
@@ -78,6 +78,7 @@ class TerminalCache:
 
     def __init__(self, vocab: Vocabulary, limits: Limits, max_entries: int = 4096) -> None:
         self.native_vocab = native_vocabulary(vocab)
+        self.slice = string_slice(vocab)
         self.limits = limits
         self.max_entries = max_entries
         self._entries: OrderedDict[tuple[tuple[int, ...], int], Any] = OrderedDict()
@@ -92,7 +93,7 @@ class TerminalCache:
                 return self._entries[key]
         try:
             dfa = _core.build_dfa(np.asarray(program, dtype=np.int32), self.limits.max_nfa_states, max_states)
-            entry = _core.DfaTokenIndex(dfa, self.native_vocab)
+            entry = _core.DfaTokenIndex(dfa, self.native_vocab, self.slice)
         except LimitExceeded as e:
             if e.limit == "max_nfa_states" and max_states >= self.limits.max_dfa_states:
                 raise

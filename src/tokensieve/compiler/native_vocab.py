@@ -10,14 +10,22 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-from .. import _core
-from ..vocabulary import Vocabulary
+import numpy as np
 
-__all__ = ["native_vocabulary"]
+from .. import _core
+from ..ir import Repeat, codepoints
+from ..vocabulary import Vocabulary
+from .lower import regex_program
+
+__all__ = ["native_vocabulary", "string_slice"]
 
 _MAX_ENTRIES = 8
 _lock = threading.Lock()
 _cache: OrderedDict[str, Any] = OrderedDict()
+_slices: OrderedDict[str, Any] = OrderedDict()
+
+# JSON string content: any character but '"', '\\' and the C0 controls, as complete UTF-8.
+_PLAIN_STRING_TEXT = Repeat(codepoints([(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x10FFFF)]), 0, None)
 
 
 def native_vocabulary(vocab: Vocabulary) -> Any:
@@ -34,4 +42,26 @@ def native_vocabulary(vocab: Vocabulary) -> Any:
         _cache[key] = native
         while len(_cache) > _MAX_ENTRIES:
             _cache.popitem(last=False)
+    return native
+
+
+def string_slice(vocab: Vocabulary) -> Any:
+    """The shared ``_core.TokenSlice`` of plain JSON-string text for ``vocab``.
+
+    Terminal states inside a string admit all of it at once (see token_index.hpp), so a
+    dense in-string mask is a bitset copy plus a walk over the few other tokens.
+    """
+    key = vocab.fingerprint
+    with _lock:
+        hit = _slices.get(key)
+        if hit is not None:
+            _slices.move_to_end(key)
+            return hit
+    program = np.asarray(regex_program(_PLAIN_STRING_TEXT), dtype=np.int32)
+    plain = _core.build_dfa(program, 1_000_000, 10_000)
+    native = _core.TokenSlice(native_vocabulary(vocab), plain)
+    with _lock:
+        _slices[key] = native
+        while len(_slices) > _MAX_ENTRIES:
+            _slices.popitem(last=False)
     return native
