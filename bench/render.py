@@ -38,7 +38,7 @@ def fmt_time(seconds: float | None, unit: str) -> str:
         return "-"
     value = seconds * (1e3 if unit == "ms" else 1e6)
     if value >= 100:
-        return f"{value:.0f}"
+        return f"{value:,.0f}"  # thousands separators: tails span five orders of magnitude
     if value >= 10:
         return f"{value:.1f}"
     return f"{value:.2f}"
@@ -269,7 +269,9 @@ def main() -> None:
                     help="summary JSON files (default: all in bench/results/)")
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = ap.parse_args()
-    paths = args.results or sorted(p for p in RESULTS_DIR.glob("*.json") if not p.stem.endswith("_cases"))
+    summaries = [p for p in RESULTS_DIR.glob("*.json") if not p.stem.endswith("_cases")]
+    # MaskBench first (the headline), then the grammar benchmark; by name within each.
+    paths = args.results or sorted(summaries, key=lambda p: (p.stem.startswith("grammars"), p.name))
     if not paths:
         raise SystemExit(f"no results in {RESULTS_DIR}; run bench/compare.py or bench/grammars.py first")
     args.out.write_text(render(paths), encoding="utf-8")
