@@ -69,12 +69,32 @@ def _native_limits(limits: Limits) -> Any:
 
 
 class TerminalCache:
-    """Terminal automata and their per-state token indexes, shared by the grammars of one
-    compiler: the JSON string terminal of every schema is built and indexed once.
+    """Terminal automata and their per-state token indexes, shared by every grammar compiled
+    for one vocabulary and limits (see :meth:`shared`): the whitespace, number and string
+    terminals of every schema are built and indexed once per process.
 
     Keyed by (regex program, state budget); ``None`` records "too large for that budget".
     Least recently used entries go first past ``max_entries``.
     """
+
+    _shared: OrderedDict[tuple[str, Limits], TerminalCache] = OrderedDict()
+    _shared_lock = threading.Lock()
+
+    @classmethod
+    def shared(cls, vocab: Vocabulary, limits: Limits) -> TerminalCache:
+        """The process-wide cache for (vocabulary, limits); a few are kept, LRU."""
+        key = (vocab.fingerprint, limits)
+        with cls._shared_lock:
+            hit = cls._shared.get(key)
+            if hit is not None:
+                cls._shared.move_to_end(key)
+                return hit
+        cache = cls(vocab, limits)
+        with cls._shared_lock:
+            cache = cls._shared.setdefault(key, cache)
+            while len(cls._shared) > 4:
+                cls._shared.popitem(last=False)
+        return cache
 
     def __init__(self, vocab: Vocabulary, limits: Limits, max_entries: int = 4096) -> None:
         self.native_vocab = native_vocabulary(vocab)
@@ -114,7 +134,7 @@ def compile_grammar(
 ) -> CompiledGrammar:
     """Lower ``grammar`` and build its automata and parser tables for ``vocab``."""
     started = time.perf_counter()
-    cache = terminals if terminals is not None else TerminalCache(vocab, limits)
+    cache = terminals if terminals is not None else TerminalCache.shared(vocab, limits)
 
     lowered = lower(grammar, cache.get, limits)
     try:

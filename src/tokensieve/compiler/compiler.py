@@ -33,7 +33,7 @@ class Compiler:
         self._lock = threading.Lock()
         self.cache_hits = 0
         self.cache_misses = 0
-        self._terminals = TerminalCache(vocab, self.limits)
+        self._terminals = TerminalCache.shared(vocab, self.limits)
 
     # ------------------------------------------------------------------ sources
     def grammar(self, grammar: Grammar) -> CompiledGrammar:
