@@ -197,7 +197,7 @@ def _contains(
         """n items written (capped), c of them matching (capped): what may follow."""
         key = (n, c)
         if key not in names:
-            name = conv.grammar.fresh_name("contains")
+            name = conv.fresh_name("contains")
             conv.grammar.rules[name] = NOTHING
             names[key] = Ref(name)
             opts = []
@@ -276,7 +276,7 @@ def _unique(
         """``position`` items written, using the values in ``mask``."""
         key = (position, mask)
         if key not in names:
-            name = conv.grammar.fresh_name("unique")
+            name = conv.fresh_name("unique")
             conv.grammar.rules[name] = NOTHING
             names[key] = Ref(name)
             opts: list[Expr] = [EMPTY] if position >= lo else []

@@ -143,13 +143,26 @@ def _value_types(value: Any) -> frozenset[str]:
     return frozenset({"array"}) if isinstance(value, list) else frozenset({"object"})
 
 
+_ORIGIN = "x-tokensieve-origin"  # id of the schema object a stripped copy was made from
+
+
 def _strip(loc: Location, *keys: str) -> Location:
-    return loc.with_schema({k: v for k, v in loc.schema.items() if k not in keys})
+    stripped = {k: v for k, v in loc.schema.items() if k not in keys}
+    stripped[_ORIGIN] = loc.schema.get(_ORIGIN, id(loc.schema))
+    return loc.with_schema(stripped)
 
 
-def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
-    """The serializations of the instances that satisfy every schema of ``conj``."""
-    if any(loc.schema is False for loc in conj):
+def conjunction_value(
+    conv: Converter, conj: list[Location], width: int = 1, done: frozenset[tuple[int, str]] = frozenset()
+) -> Expr:
+    """The serializations of the instances that satisfy every schema of ``conj``.
+
+    ``width`` is how many alternatives the enclosing ``anyOf``/``oneOf`` distributions have
+    already made; their product is bounded by :data:`_MAX_BRANCHES`. ``done`` names the
+    ``anyOf``/``oneOf`` already distributed on this path: when a branch brings the same one
+    back (through a ``$ref`` cycle), the choice made earlier already satisfies it.
+    """
+    if any(loc.schema is False for loc in conj) or not types_of(conj):
         return NOTHING
     for i, loc in enumerate(conj):
         for key in ("anyOf", "oneOf"):
@@ -157,6 +170,9 @@ def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
             if not isinstance(branches, list):
                 continue
             rest = [*conj[:i], _strip(loc, key), *conj[i + 1 :]]
+            mark = (loc.schema.get(_ORIGIN, id(loc.schema)), key)
+            if mark in done:
+                return conjunction_value(conv, rest, width, done)
             arms = [
                 rest
                 + flatten(conv, loc.inside(Resolver.enter(b, child_pointer(loc.pointer, key, j), loc.base)))
@@ -166,8 +182,8 @@ def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
                 arms = _exclusive_arms(conv, arms, branches, loc)
             elif key == "anyOf" and not loc.schema.get("x-disjoint") and _seen_by_unevaluated(conj, loc):
                 _require_disjoint(conv, arms, loc)
-            conv.branches += len(arms)
-            if conv.branches > _MAX_BRANCHES:
+            arms = [arm for arm in arms if types_of(arm)]  # arms of incompatible types are empty
+            if width * len(arms) > _MAX_BRANCHES:
                 raise UnsupportedSchemaError(
                     f"more than {_MAX_BRANCHES} alternatives after distributing anyOf/oneOf",
                     keyword=key,
@@ -176,7 +192,7 @@ def conjunction_value(conv: Converter, conj: list[Location]) -> Expr:
             options = []
             for arm in arms:
                 try:
-                    options.append(conjunction_value(conv, arm))
+                    options.append(conjunction_value(conv, arm, width * len(arms), done | {mark}))
                 except UnsatisfiableSchemaError:
                     continue  # an empty branch adds nothing
             return alt(*options) if options else NOTHING

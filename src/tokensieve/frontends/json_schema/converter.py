@@ -36,6 +36,8 @@ __all__ = ["Converter", "json_schema_to_grammar", "load_schema"]
 
 PropertyOrder = Literal["declared", "any"]
 
+_MAX_REF_DEPTH = 40  # nested $ref targets built eagerly; deeper ones wait in a work list
+
 
 def load_schema(schema: Any) -> dict[str, Any] | bool:
     """A schema as a JSON value: dicts and booleans pass, strings are parsed as JSON,
@@ -123,15 +125,21 @@ class Converter:
         self.property_order = property_order
         self.relax: bool | frozenset[str] = relax if isinstance(relax, bool) else frozenset(relax)
         self.resolver = Resolver(root, documents)
-        self._ref_rules: dict[tuple[int, str], Ref] = {}
+        self._ref_rules: dict[tuple[int, str], Expr] = {}
         self._all_of_rules: dict[tuple[tuple[int, str], ...], tuple[Expr, list[Location]]] = {}
         self._inlining: list[int] = []
         self._validator: Any = None
-        self.branches = 0  # anyOf/oneOf alternatives created so far (bounded)
+        self._names = 0
+        self._depth = 0  # $ref rules being built, nested
+        self._deferred: list[tuple[str, Location]] = []
 
     def build(self) -> Grammar:
         try:
             body = self.value(self.resolver.root_location())
+            while self._deferred:  # $ref targets met too deep in the recursion, built now
+                name, target = self._deferred.pop()
+                self._depth = 0
+                self.grammar.rules[name] = self.value(target)
         except RecursionError as exc:
             raise UnsupportedSchemaError("the schema nests too deeply to convert") from exc
         except OverflowError as exc:  # an automaton past its state limit, wherever it was built
@@ -140,6 +148,14 @@ class Converter:
             raise UnsatisfiableSchemaError("the schema admits no JSON value", pointer="")
         self.grammar.rules["root"] = seq(self.ws, body, self.ws)
         return self.grammar
+
+    def fresh_name(self, hint: str) -> str:
+        """A new rule name (a counter: ``Grammar.fresh_name`` scans, which is quadratic here)."""
+        while True:
+            self._names += 1
+            name = f"{hint}_{self._names}"
+            if name not in self.grammar.rules:
+                return name
 
     # -- errors and relaxation --------------------------------------------------------
 
@@ -177,16 +193,28 @@ class Converter:
         return composition.conjunction_value(self, composition.flatten(self, loc))
 
     def ref_rule(self, target: Location) -> Expr:
-        """A rule for a ``$ref`` target, made once; recursion refers back to it."""
+        """A rule for a subschema (a ``$ref`` target...), made once; recursion refers back to it."""
         key = (id(target.schema), target.base)
         if key not in self._ref_rules:
             if target.schema is True or (isinstance(target.schema, dict) and is_trivial(target.schema)):
                 return self.any_value()
             hint = "ref_" + "".join(c if c.isalnum() else "_" for c in target.pointer.split("/")[-1])[:40]
-            name = self.grammar.fresh_name(hint or "ref")
+            name = self.fresh_name(hint or "ref")
             self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
             self._ref_rules[key] = Ref(name)
-            self.grammar.rules[name] = self.value(target)
+            if self._depth >= _MAX_REF_DEPTH:
+                # Deep chains of definitions would exhaust the Python stack: build this one
+                # later from build()'s work list (its emptiness is then left to the grammar).
+                self._deferred.append((name, target))
+                return Ref(name)
+            self._depth += 1
+            try:
+                body = self.value(target)
+            finally:
+                self._depth -= 1
+            self.grammar.rules[name] = body
+            if body == NOTHING:
+                self._ref_rules[key] = NOTHING
         return self._ref_rules[key]
 
     def all_of(self, parts: list[Location]) -> Expr:
@@ -199,14 +227,16 @@ class Converter:
         if not parts:
             return self.any_value()
         if len(parts) == 1:
+            # One rule per subschema met at a value position: an inline schema reached again
+            # through inlined references (anyOf [{$ref: A}] inside A) then ends in recursion.
             try:
-                return self.value(parts[0])
+                return self.ref_rule(parts[0])
             except UnsatisfiableSchemaError:
                 return NOTHING
         key = tuple((id(p.schema), p.base) for p in parts)
         if key in self._all_of_rules:
             return self._all_of_rules[key][0]
-        name = self.grammar.fresh_name("all_of")
+        name = self.fresh_name("all_of")
         self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
         # The parts are kept alive with the memo: ids of collected dicts could be reused.
         self._all_of_rules[key] = (Ref(name), parts)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...ir import Expr, literal, seq
 from .numbers import NumberSpec, number_expr
-from .objects import Member, object_expr
+from .objects import Member, member_rule, object_expr
 from .refs import Location
 from .strings import json_literal_string
 
@@ -47,9 +47,9 @@ def literal_value(conv: Converter, value: Any) -> Expr:
     if isinstance(value, dict):
         members = [
             Member(
-                seq(json_literal_string(k), conv.ws, literal(":"), conv.ws, literal_value(conv, v)),
+                member_rule(conv, json_literal_string(k), literal_value(conv, v)),
                 literal_value(conv, v),
-                required=True,
+                True,
             )
             for k, v in value.items()
         ]

@@ -38,7 +38,7 @@ from .strings import StringSpec, json_literal_string, string_expr
 if TYPE_CHECKING:
     from .converter import Converter
 
-__all__ = ["MAX_ANY_ORDER_PROPERTIES", "Member", "any_object", "object_expr", "object_value"]
+__all__ = ["MAX_ANY_ORDER_PROPERTIES", "Member", "any_object", "member_rule", "object_expr", "object_value"]
 
 MAX_ANY_ORDER_PROPERTIES = 10
 """Most declared properties an ``"any"``-order object may have (2^n grammar states)."""
@@ -107,12 +107,16 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
             if required:
                 return NOTHING
             continue
-        members.append(
-            Member(seq(json_literal_string(name), conv.ws, literal(":"), conv.ws, value), value, required)
-        )
+        members.append(Member(member_rule(conv, json_literal_string(name), value), value, required))
     extras = _extra_members(conv, conj, list(shape.names), name_filters, unevaluated)
     pointer = conj[0].pointer if conj else ""
     return object_expr(conv, members, extras, shape.min_props, shape.max_props, "object", pointer=pointer)
+
+
+def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
+    """``key : value`` as a rule of its own: member lists mention each member in many places
+    (every optional tail, every any-order state), and a reference is cheap to repeat."""
+    return conv.grammar.add(conv.fresh_name("member"), seq(key, conv.ws, literal(":"), conv.ws, value))
 
 
 def _subschema(loc: Location, key: str, *path: str) -> Location:
@@ -287,7 +291,7 @@ def _extra_members(
             continue
         if key == NOTHING:
             continue
-        out.append(seq(key, conv.ws, literal(":"), conv.ws, value))
+        out.append(member_rule(conv, key, value))
     return out
 
 
@@ -336,7 +340,7 @@ def _declared_order(
         if body in (NOTHING, EMPTY) or not isinstance(body, (Seq, Alt)):
             memo[key] = body
         else:
-            memo[key] = conv.grammar.add(conv.grammar.fresh_name(f"members_{key[0]}"), body)
+            memo[key] = conv.grammar.add(conv.fresh_name(f"members_{key[0]}"), body)
         return memo[key]
 
     def later(i: int, c: int) -> Expr:
@@ -416,7 +420,7 @@ def _any_order(
         """Members written: the declared ones in ``mask`` and ``e`` additional ones (capped)."""
         key = (mask, e)
         if key not in names:
-            name = conv.grammar.fresh_name(f"{hint}_any")
+            name = conv.fresh_name(f"{hint}_any")
             conv.grammar.rules[name] = NOTHING
             names[key] = Ref(name)
             conv.grammar.rules[name] = alt(

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import EMPTY, Bytes, Expr, Grammar, Repeat, alt, codepoints, literal, seq
+from ...ir import EMPTY, Alt, Bytes, Expr, Grammar, Repeat, Seq, alt, codepoints, literal, seq
 from .automata import DFA, LabeledGraph, NotRegular, dfa_from_expr, utf8_strings
 from .digits import fixed_width
 
@@ -336,6 +336,10 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
         if n is not None and m > n:
             raise _empty(spec)
         return seq(_QUOTE, Repeat(escaped_chars(chars), m, n), _QUOTE)
+    if len(spec.languages) == 1 and not spec.excluded and lo == 0 and hi is None:
+        direct = _escape_expr(spec.languages[0][1], {})
+        if direct is not None:  # one pattern or format: escaped as it is, no automaton
+            return seq(_QUOTE, direct, _QUOTE)
     dfa = spec.content_dfa()
     if dfa is None:
         return seq(_QUOTE, Repeat(ANY_CHAR, lo, hi), _QUOTE)
@@ -367,6 +371,58 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
     if body == alt():
         raise _empty(spec)
     return seq(_QUOTE, body, _QUOTE)
+
+
+def _escape_expr(expr: Expr, memo: dict[int, Expr | None]) -> Expr | None:
+    """The JSON spellings of a content expression, rewritten node by node: each subtree that
+    is exactly one character class becomes :func:`escaped_chars` of it. None when a node
+    splits a character (then the automaton route is needed)."""
+    key = id(expr)
+    if key in memo:
+        return memo[key]
+    out: Expr | None
+    chars = _one_char(expr)
+    if chars is not None:
+        out = escaped_chars(chars)
+    elif isinstance(expr, Seq):
+        items = [_escape_expr(e, memo) for e in expr.items]
+        out = None if any(i is None for i in items) else seq(*items)  # type: ignore[arg-type]
+    elif isinstance(expr, Alt):
+        items = [_escape_expr(e, memo) for e in expr.items]
+        out = None if any(i is None for i in items) else alt(*items)  # type: ignore[arg-type]
+    elif isinstance(expr, Repeat):
+        item = _escape_expr(expr.item, memo)
+        out = None if item is None else Repeat(item, expr.min, expr.max)
+    else:
+        out = None
+    memo[key] = out
+    return out
+
+
+def _one_char(expr: Expr) -> CpRanges | None:
+    """The code points when ``expr`` matches exactly one whole UTF-8 character, else None."""
+    if isinstance(expr, Bytes):
+        return expr.ranges if expr.ranges and expr.ranges[-1][1] < 0x80 else None
+    if not isinstance(expr, (Alt, Seq)) or not _starts_with_lead_byte(expr):
+        return None
+    try:
+        graph = char_graph(dfa_from_expr(expr, max_states=64))
+    except (OverflowError, NotRegular):
+        return None
+    if len(graph.accept) != 2 or graph.accept[0] or not graph.accept[1] or graph.edges[1]:
+        return None
+    return graph.edges[0].get(1)
+
+
+def _starts_with_lead_byte(expr: Expr) -> bool:
+    """Cheap filter: only expressions made of byte sequences can be one character."""
+    if isinstance(expr, Bytes):
+        return True
+    if isinstance(expr, Seq):
+        return all(isinstance(e, Bytes) for e in expr.items)
+    if isinstance(expr, Alt):
+        return all(_starts_with_lead_byte(e) for e in expr.items)
+    return False
 
 
 def _repeated_class(spec: StringSpec) -> tuple[CpRanges, int, int | None] | None:
