@@ -188,13 +188,21 @@ def seq(*items: Expr) -> Expr:
 
 
 def alt(*items: Expr) -> Expr:
-    """Alternation, flattening nested alternations and dropping duplicates."""
-    flat: dict[Expr, None] = {}  # ordered, and duplicate detection in O(1) per item
+    """Alternation, flattening nested alternations and dropping duplicates.
+
+    Duplicates are found by identity, and by equality among the first few items only:
+    hashing a large expression DAG as a tree can take exponential time, and a repeated
+    alternative never changes the language.
+    """
+    flat: list[Expr] = []
+    seen: set[int] = set()
     for it in items:
         for sub in it.items if isinstance(it, Alt) else (it,):
-            flat.setdefault(sub)
-    unique = list(flat)
-    return unique[0] if len(unique) == 1 else Alt(tuple(unique))
+            if id(sub) in seen or (len(flat) <= 32 and sub in flat):
+                continue
+            seen.add(id(sub))
+            flat.append(sub)
+    return flat[0] if len(flat) == 1 else Alt(tuple(flat))
 
 
 def optional(item: Expr) -> Expr:
