@@ -73,13 +73,15 @@ class CFG:
 def to_cfg(grammar: Grammar) -> CFG:
     """Translate the IR into a :class:`CFG` (before removing unproductive symbols).
 
-    Identical sub-expressions share one nonterminal (the IR nodes are hashable), which
+    The same sub-expression object (shared by the front-ends) gets one nonterminal, which
     keeps ``Repeat`` unrolling of repeated structure small.
     """
     if grammar.start not in grammar.rules:
         raise KeyError(f"start rule {grammar.start!r} is not defined")
     cfg = CFG(start=_rule_nt(grammar.start))
-    memo: dict[Expr, Symbol] = {}
+    # Keyed by identity: hashing a shared expression DAG by value walks it as a tree, which
+    # can take exponential time (the grammar keeps every node alive while this runs).
+    memo: dict[int, Symbol] = {}
 
     def new_nt(rhss: list[tuple[Symbol, ...]]) -> str:
         name = f"#{len(cfg.productions)}"
@@ -93,8 +95,8 @@ def to_cfg(grammar: Grammar) -> CFG:
         return [tuple(symbol(x) for x in it.items) if isinstance(it, Seq) else (symbol(it),) for it in alts]
 
     def symbol(expr: Expr) -> Symbol:
-        if expr in memo:
-            return memo[expr]
+        if id(expr) in memo:
+            return memo[id(expr)]
         result: Symbol
         if isinstance(expr, Bytes):
             result = ByteSet(frozenset(b for lo, hi in expr.ranges for b in range(lo, hi + 1)))
@@ -118,7 +120,7 @@ def to_cfg(grammar: Grammar) -> CFG:
             result = names[0]
         else:
             raise TypeError(f"not an IR expression: {expr!r}")
-        memo[expr] = result
+        memo[id(expr)] = result
         return result
 
     for name, body in grammar.rules.items():
