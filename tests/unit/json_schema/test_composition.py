@@ -43,9 +43,20 @@ def test_not_on_scalars_and_required() -> None:
     check({"not": {"required": ["a"]}}, [{}, {"b": 1}], [{"a": 1}, 1])
 
 
+def test_not_on_objects_and_arrays_keyword_by_keyword() -> None:
+    check({"not": {"minProperties": 2}}, [{}, {"a": 1}], [{"a": 1, "b": 2}, 1, "x"])
+    check({"type": "array", "not": {"items": {"type": "integer"}}}, [["a"], [1, "a"]], [[], [1, 2]])
+    check(
+        {"not": {"type": "object", "required": ["a"], "properties": {"b": {"type": "string"}}}},
+        [1, {}, {"a": 1, "b": 2}],
+        [{"a": 1}, {"a": 1, "b": "x"}],
+        property_order="any",
+    )
+
+
 def test_not_on_objects_that_cannot_be_expressed() -> None:
     with pytest.raises(UnsupportedSchemaError) as info:
-        json_schema_to_grammar({"type": "object", "not": {"minProperties": 2}})
+        json_schema_to_grammar({"type": "object", "not": {"additionalProperties": False}})
     assert info.value.keyword == "not"
 
 

@@ -76,11 +76,16 @@ def with_negations(
                 loc.inside(Location({"not": b}, child_pointer(loc.pointer, "not"), loc.base)) for b in either
             ]
             continue
-        rewritten = _object_rewrite(neg)
-        if rewritten is not None:
-            positive.append(loc.inside(Location(rewritten, child_pointer(loc.pointer, "not"), loc.base)))
-        else:
-            generic.append(neg)
+        if not _mentions_containers(neg):
+            generic.append(neg)  # scalars only: subtracted on automata below
+            continue
+        branches, reason = _keyword_negation(neg)
+        if branches is None:
+            conv.unsupported(f"not: {reason}", "not", neg[0].pointer)
+            continue
+        # What a "not" proves is no annotation: unevaluated* must not see these properties.
+        rewritten = {"anyOf": [{**b, NO_ANNOTATIONS: True} for b in branches]}
+        positive.append(loc.inside(Location(rewritten, child_pointer(loc.pointer, "not"), loc.base)))
     if not generic:
         return conjunction_value(conv, positive)
     options: list[Expr] = []
@@ -132,32 +137,82 @@ def _negated_any_of(neg: list[Location]) -> list[Any] | None:
     return branches if isinstance(branches, list) else None
 
 
-def _object_rewrite(neg: list[Location]) -> dict[str, Any] | None:
-    """``not`` of a conjunction of schemas made of ``type: object``, ``properties`` and
-    ``required`` only, as an ``anyOf``: a non-object (if the type was asserted), an object
-    lacking a required name, or an object whose property p is present with a value failing
-    its schema. None for other shapes."""
+_CONTAINERS = _TYPE_KEYWORDS["object"] | _TYPE_KEYWORDS["array"] | {"minContains", "maxContains"}
+_SKIP = {"$ref", "allOf", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies"}
+"""Keywords whose meaning already sits in other conjunction members (inlined or rewritten)."""
+
+
+def _mentions_containers(neg: list[Location]) -> bool:
+    return any(k in _CONTAINERS for loc in neg for k in loc.schema)
+
+
+def _keyword_negation(neg: list[Location]) -> tuple[list[Any] | None, str]:
+    """``not (m1 and m2 ...)`` as ``anyOf`` branches, one per keyword (group) that can fail.
+
+    Keywords of one schema object are independent constraints, so the negation of their
+    conjunction is the disjunction of their negations; each keyword only constrains its own
+    type, so its negation also asserts that type. Returns (None, reason) when some keyword
+    has no exact negation here.
+    """
     branches: list[Any] = []
     for loc in neg:
         s = loc.schema
-        keys = set().union(*_TYPE_KEYWORDS.values()) | _GENERAL | {"type"}
-        constraining = {k for k in s if k in keys}
-        if not constraining <= {"type", "properties", "required"}:
-            return None
-        if s.get("type", "object") != "object" or not isinstance(s.get("required", []), list):
-            return None
-        props = s.get("properties", {})
-        if not isinstance(props, dict):
-            return None
-        if "type" in s:
-            branches.append({"type": ["null", "boolean", "number", "string", "array"]})
-        branches += [{"type": "object", "properties": {name: False}} for name in s.get("required", [])]
-        branches += [
-            {"type": "object", "required": [name], "properties": {name: {"not": sub}}}
-            for name, sub in props.items()
+        scalar = {t: {k: s[k] for k in _TYPE_KEYWORDS[t] if k in s} for t in ("string", "number")}
+        for t, kws in scalar.items():
+            if kws:  # subtracted on automata when the branch is built
+                branches.append({"type": t, "not": kws})
+        for key, value in s.items():
+            if key in _SKIP or key in _TYPE_KEYWORDS["string"] or key in _TYPE_KEYWORDS["number"]:
+                continue
+            if key not in _CONTAINERS and key not in _GENERAL and key != "type":
+                continue  # annotations and unknown keywords
+            made = _negate_keyword(key, value, s)
+            if made is None:
+                return None, f"{key} has no exact negation in a grammar"
+            branches += made
+    return branches, ""
+
+
+def _negate_keyword(key: str, value: Any, s: dict[str, Any]) -> list[Any] | None:
+    """Schemas whose union is "``key`` fails" (None: not expressible)."""
+    all_types = ["null", "boolean", "integer", "number", "string", "array", "object"]
+    if key == "type":
+        allowed = {value} if isinstance(value, str) else set(value)
+        if "number" in allowed:
+            allowed.add("integer")
+        out: list[Any] = [{"type": [t for t in all_types if t not in allowed and t != "integer"]}]
+        if "integer" in allowed and "number" not in allowed:
+            out.append({"type": "number", "not": {"type": "integer"}})
+        return out if out[0]["type"] or len(out) > 1 else []
+    if key == "required":
+        return [{"type": "object", "properties": {name: False}} for name in value]
+    if key == "properties":
+        return [
+            {"type": "object", "required": [p], "properties": {p: {"not": sub}}} for p, sub in value.items()
         ]
-    # What a "not" proves is no annotation: unevaluatedProperties must not see these names.
-    return {"anyOf": [{**b, NO_ANNOTATIONS: True} for b in branches]} if branches else None
+    counts = {
+        "minProperties": ("object", "maxProperties", -1),
+        "maxProperties": ("object", "minProperties", 1),
+        "minItems": ("array", "maxItems", -1),
+        "maxItems": ("array", "minItems", 1),
+    }
+    if key in counts:
+        t, other, delta = counts[key]
+        n = int(value) + delta
+        return [{"type": t, other: n}] if n >= 0 else []
+    if key == "items" and isinstance(value, (dict, bool)) and "prefixItems" not in s:
+        return [{"type": "array", "contains": {"not": value}}]
+    if key == "contains" and "minContains" not in s and "maxContains" not in s:
+        return [{"type": "array", "items": {"not": value}}]
+    if key == "not":
+        return [value]
+    if key == "anyOf" and isinstance(value, list):
+        return [{"allOf": [{"not": b} for b in value]}]
+    if key in ("enum", "const"):
+        values = value if key == "enum" else [value]
+        if isinstance(values, list) and all(not isinstance(v, (dict, list)) for v in values):
+            return [{"not": {"enum": values}}]
+    return None
 
 
 def _says_nothing_about(neg: list[Location], group: tuple[str, ...]) -> bool:

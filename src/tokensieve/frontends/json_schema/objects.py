@@ -313,7 +313,7 @@ def object_expr(
     order = order or conv.property_order
     if max_props is not None and (min_props > max_props or sum(m.required for m in members) > max_props):
         return NOTHING
-    if order == "any" and len(members) > 1:
+    if order == "any" and (len(members) > 1 or (members and extras)):
         return _any_order(conv, members, extras, min_props, max_props, hint, pointer)
     return _declared_order(conv, members, extras, min_props, max_props)
 
