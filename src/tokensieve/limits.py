@@ -26,6 +26,10 @@ class Limits:
     - ``max_nfa_states``: cap on the intermediate automaton (bounded repetitions unrolled).
     - ``max_productions``: cap on parser rules after lowering (e.g. nested ``{m,n}`` of
       non-regular parts).
+    - ``max_total_dfa_states``: cap on the states of all automata of one grammar (memory:
+      about 4 bytes x byte classes per state).
+    - ``max_compile_seconds``: wall-clock budget for lowering and building the automata of
+      one grammar.
 
     Run-time limits (per matcher):
 
@@ -44,6 +48,8 @@ class Limits:
     max_dfa_states: int = 200_000
     max_nfa_states: int = 2_000_000
     max_productions: int = 1_000_000
+    max_total_dfa_states: int = 1_000_000
+    max_compile_seconds: float = 30.0
     max_mask_work: int = 50_000_000
     max_accept_work: int = 5_000_000
     max_jump_forward_bytes: int = 4_096
@@ -51,5 +57,5 @@ class Limits:
 
     def __post_init__(self) -> None:
         for name, value in self.__dict__.items():
-            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                raise ValueError(f"Limits.{name} must be a positive int, got {value!r}")
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")

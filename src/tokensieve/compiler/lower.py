@@ -20,6 +20,7 @@ nonterminal ``n``, ``-(t + 1)`` is terminal ``t``.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,7 +34,7 @@ __all__ = ["LoweredGrammar", "lower", "regex_program"]
 # Regex program opcodes (cpp/include/tokensieve/dfa.hpp).
 OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON = 0, 1, 2, 3, 4
 
-# A terminal builder returns a DFA handle, or None when the automaton would exceed the budget.
+# A terminal builder returns a DfaTokenIndex handle, or None when the automaton would exceed the budget.
 TerminalBuilder = Callable[[list[int], int], Any]
 
 
@@ -181,6 +182,8 @@ class _Lowering:
         self.size_memo: dict[int, int] = {}
         self.symbols_memo: dict[int, list[int]] = {}
         self.keep_alive: list[Expr] = []  # id()-keyed memos need their keys alive
+        self.deadline = time.monotonic() + limits.max_compile_seconds
+        self.total_states = 0
 
     # ---------------------------------------------------------------- classification
     def is_regular(self, expr: Expr) -> bool:
@@ -261,6 +264,11 @@ class _Lowering:
         if key in self.terminal_of_program:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
+        if time.monotonic() > self.deadline:
+            raise LimitExceeded(
+                f"compiling the grammar took more than {self.limits.max_compile_seconds} s",
+                limit="max_compile_seconds",
+            )
         budget = self.limits.max_terminal_states if splittable else self.limits.max_dfa_states
         dfa = self.build(program, budget)
         if dfa is None:
@@ -271,6 +279,12 @@ class _Lowering:
                 )
             self.terminal_of_program[key] = None
             return None
+        self.total_states += dfa.dfa.num_states
+        if self.total_states > self.limits.max_total_dfa_states:
+            raise LimitExceeded(
+                f"the grammar's automata need more than {self.limits.max_total_dfa_states} states",
+                limit="max_total_dfa_states",
+            )
         self.out.terminals.append(dfa)
         t = len(self.out.terminals) - 1
         self.terminal_of_program[key] = t

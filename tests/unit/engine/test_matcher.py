@@ -204,3 +204,12 @@ def test_compiler_cache(vocab: ts.Vocabulary) -> None:
     b = compiler.regex("a+b")
     assert a is b and compiler.cache_hits == 1
     assert compiler.regex("b+") is not a
+
+
+def test_compile_time_and_size_limits(vocab: ts.Vocabulary) -> None:
+    with pytest.raises(ts.LimitExceeded) as info:
+        ts.Compiler(vocab, limits=ts.Limits(max_compile_seconds=1e-9)).json()
+    assert info.value.limit == "max_compile_seconds"
+    with pytest.raises(ts.LimitExceeded) as info:
+        ts.Compiler(vocab, limits=ts.Limits(max_total_dfa_states=3)).json()
+    assert info.value.limit == "max_total_dfa_states"
