@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tests.oracle import Oracle
 from tokensieve import EmptyLanguageError, NoTokenAllowed
 from tokensieve.compiler import Compiler
-from tokensieve.ir import Alt, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
+from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
 from tokensieve.matcher import Matcher
 from tokensieve.vocabulary import Vocabulary
 
@@ -34,6 +34,23 @@ def byte_sets() -> st.SearchStrategy[Expr]:
     )
 
 
+def automata() -> st.SearchStrategy[Expr]:
+    """Small automata given directly (the Automaton node, OP_AUTOMATON in the DFA builder)."""
+
+    def build(n: int, accepting: list[bool], edges: list[tuple[int, int, int]]) -> Expr:
+        rows: list[list[tuple[Bytes, int]]] = [[] for _ in range(n)]
+        for src, byte, dst in edges:
+            rows[src % n].append((Bytes.of([(byte, byte)]), dst % n))
+        return Automaton(tuple((accepting[i % len(accepting)], tuple(rows[i])) for i in range(n)))
+
+    return st.builds(
+        build,
+        st.integers(1, 3),
+        st.lists(st.booleans(), min_size=1, max_size=3),
+        st.lists(st.tuples(st.integers(0, 2), st.sampled_from(ALPHABET), st.integers(0, 2)), max_size=6),
+    )
+
+
 def exprs() -> st.SearchStrategy[Expr]:
     # Byte sets dominate so that most languages are non-trivial; the rarer leaves cover the
     # empty string, the empty language and special tokens.
@@ -43,6 +60,7 @@ def exprs() -> st.SearchStrategy[Expr]:
         byte_sets(),
         st.sampled_from(RULES).map(Ref),
         st.sampled_from([Seq(()), Alt(()), Special(SPECIAL)]),
+        automata(),
     )
 
     def extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
