@@ -77,7 +77,7 @@ def exprs() -> st.SearchStrategy[Expr]:
 
 
 grammars = st.lists(exprs(), min_size=3, max_size=3).map(
-    lambda bodies: Grammar(rules=dict(zip(RULES, bodies)), start="r0")
+    lambda bodies: Grammar(rules=dict(zip(RULES, bodies, strict=True)), start="r0")
 )
 inputs = st.lists(st.integers(0, len(TOKENS) + 1), min_size=0, max_size=8)
 
