@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Union
 
 __all__ = [
     "Alt",
@@ -143,7 +142,7 @@ class Automaton:
                     raise ValueError("automaton edges are (Bytes, target state) pairs")
 
 
-Expr = Union[Bytes, Seq, Alt, Repeat, Ref, Special, Automaton]
+Expr = Bytes | Seq | Alt | Repeat | Ref | Special | Automaton
 
 EMPTY: Expr = Seq(())
 NOTHING: Expr = Alt(())
