@@ -10,6 +10,17 @@ namespace nb = nanobind;
 
 namespace tokensieve::bindings {
 
+namespace {
+
+// The state after reading `data` from the start, or kDead.
+int32_t run(const Dfa& d, const nb::bytes& data) {
+  int32_t q = d.start();
+  for (size_t i = 0; i < data.size() && q != Dfa::kDead; ++i) q = d.next(q, data.c_str()[i]);
+  return q;
+}
+
+}  // namespace
+
 void bind_dfa(nb::module_& m) {
   nb::class_<Dfa>(m, "Dfa")
       .def_prop_ro("num_states", &Dfa::num_states)
@@ -20,18 +31,13 @@ void bind_dfa(nb::module_& m) {
       .def(
           "matches",
           [](const Dfa& d, const nb::bytes& data) {
-            int32_t q = d.start();
-            for (size_t i = 0; i < data.size() && q != Dfa::kDead; ++i) q = d.next(q, data.c_str()[i]);
+            const int32_t q = run(d, data);
             return q != Dfa::kDead && d.accepting(q);
           },
           "Whether the whole byte string is in the language.")
       .def(
           "is_prefix",
-          [](const Dfa& d, const nb::bytes& data) {
-            int32_t q = d.start();
-            for (size_t i = 0; i < data.size() && q != Dfa::kDead; ++i) q = d.next(q, data.c_str()[i]);
-            return q != Dfa::kDead;
-          },
+          [](const Dfa& d, const nb::bytes& data) { return run(d, data) != Dfa::kDead; },
           "Whether the byte string is a prefix of some string in the language.");
 
   m.def(
