@@ -11,7 +11,7 @@ that list and rewrites the dependency keywords into composition:
 :func:`conjunction_value` then distributes ``anyOf``/``oneOf`` (one alternative per
 branch), applies ``not`` (:mod:`.negation`), keeps the ``enum``/``const`` values that pass
 every schema, and finally splits by JSON type. ``oneOf`` is exact only when its branches
-are provably disjoint (:func:`disjoint`) is a plain alternation; otherwise each arm also
+are provably disjoint (:mod:`.disjoint`) is a plain alternation; otherwise each arm also
 carries ``not`` of the branches it may overlap, which is exact where ``not`` is.
 """
 
@@ -25,6 +25,7 @@ from ...errors import GrammarSyntaxError, UnsatisfiableSchemaError, UnsupportedS
 from ...ir import NOTHING, Expr, alt
 from ..regex import parse_regex
 from . import formats, negation
+from .disjoint import GROUPS, disjoint, disjoint_on, possible_types, says_nothing_about
 from .keywords import TYPES, check_keywords, schema_types
 from .literals import literal_value
 from .numbers import NumberSpec
@@ -34,7 +35,7 @@ from .strings import StringSpec
 if TYPE_CHECKING:
     from .converter import Converter
 
-__all__ = ["conjunction_value", "disjoint", "flatten", "tighten_number", "tighten_string", "types_of"]
+__all__ = ["conjunction_value", "flatten", "tighten_number", "tighten_string", "types_of"]
 
 _MAX_BRANCHES = 256
 
@@ -179,7 +180,7 @@ def conjunction_value(
                 for j, b in enumerate(branches)
             ]
             if key == "oneOf" and not loc.schema.get("x-disjoint"):
-                arms = _exclusive_arms(conv, arms, branches, loc)
+                arms = _exclusive_arms(conv, rest, arms, branches, loc)
             elif key == "anyOf" and not loc.schema.get("x-disjoint") and _seen_by_unevaluated(conj, loc):
                 _require_disjoint(conv, arms, loc)
             arms = [arm for arm in arms if types_of(arm)]  # arms of incompatible types are empty
@@ -268,77 +269,45 @@ def _require_disjoint(conv: Converter, arms: list[list[Location]], loc: Location
 
 
 def _exclusive_arms(
-    conv: Converter, arms: list[list[Location]], branches: list[Any], loc: Location
+    conv: Converter, rest: list[Location], arms: list[list[Location]], branches: list[Any], loc: Location
 ) -> list[list[Location]]:
-    """``oneOf`` arms: branch i, and the negation of every branch j that may overlap it."""
+    """``oneOf`` arms: branch i, minus every branch j it may overlap, type by type.
+
+    ``rest`` (the other schemas of the conjunction) starts every arm. For each type group
+    where arms i and j may share values, arm i either drops the group (branch j accepts
+    every value of it) or carries ``not`` branch j for that group only; groups where the two
+    are provably disjoint need nothing (:mod:`.disjoint`). This keeps ``not`` away from
+    keywords it cannot negate (``additionalProperties``...) whenever a discriminator exists.
+    """
+    possible = [possible_types(conv, arm) for arm in arms]
     out = []
     for i, arm in enumerate(arms):
-        extra = [
-            Location({"not": branches[j]}, child_pointer(loc.pointer, "oneOf", j), loc.base)
-            for j in range(len(arms))
-            if j != i and not disjoint(conv, arm, arms[j])
-        ]
+        allowed = set(possible[i])
+        extra: list[Location] = []
+        for j, other in enumerate(arms):
+            if j == i:
+                continue
+            own = other[len(rest) :]  # branch j alone: arm i satisfies rest already
+            needs_not: set[str] = set()
+            for group in GROUPS:
+                if not group & possible[i] & possible[j] or disjoint_on(conv, arm, other, group):
+                    continue
+                if says_nothing_about(own, group):
+                    allowed -= group  # every value of this type satisfies branch j
+                else:
+                    needs_not |= group & possible[i]
+            if not needs_not:
+                continue
+            pointer = child_pointer(loc.pointer, "oneOf", j)
+            negated = {"type": sorted(needs_not), "not": branches[j]}
+            others = sorted(allowed - needs_not)
+            schema = {"anyOf": [{"type": others}, negated], "x-disjoint": True} if others else negated
+            extra.append(Location(schema, pointer, loc.base))
+        if allowed != possible[i]:
+            where = child_pointer(loc.pointer, "oneOf", i)
+            extra.append(Location({"type": sorted(allowed)}, where, loc.base))
         out.append(arm + extra)
     return out
-
-
-def disjoint(conv: Converter, a: list[Location], b: list[Location]) -> bool:
-    """True when no value can satisfy both conjunctions (a sound, incomplete test)."""
-    ta, tb = types_of(a), types_of(b)
-    shared = ta & tb
-    if not shared:
-        return True
-    for mine, other in ((a, b), (b, a)):
-        values = _enum_values(mine)
-        if values is not None and not any(all(conv.is_valid(v, loc) for loc in other) for v in values):
-            return True
-    if shared <= {"object"}:
-        return _objects_disjoint(a, b)
-    return False
-
-
-def _objects_disjoint(a: list[Location], b: list[Location]) -> bool:
-    """A required property with disjoint ``const``/``enum`` values, or required on one side and
-    forbidden on the other."""
-    req_a, req_b = _required(a), _required(b)
-    for name in req_a & req_b:
-        va, vb = _property_values(a, name), _property_values(b, name)
-        if va is not None and vb is not None and not any(json_equal(x, y) for x in va for y in vb):
-            return True
-    return any(_forbids(b, name) for name in req_a) or any(_forbids(a, name) for name in req_b)
-
-
-def _required(conj: list[Location]) -> set[str]:
-    return (
-        {r for loc in conj for r in (loc.schema.get("required") or []) if isinstance(r, str)}
-        if all(isinstance(loc.schema.get("required", []), list) for loc in conj)
-        else set()
-    )
-
-
-def _property_values(conj: list[Location], name: str) -> list[Any] | None:
-    for loc in conj:
-        sub = (loc.schema.get("properties") or {}).get(name)
-        if isinstance(sub, dict):
-            if "const" in sub:
-                return [sub["const"]]
-            if isinstance(sub.get("enum"), list):
-                return sub["enum"]
-    return None
-
-
-def _forbids(conj: list[Location], name: str) -> bool:
-    for loc in conj:
-        props = loc.schema.get("properties") or {}
-        if props.get(name) is False:
-            return True
-        if (
-            name not in props
-            and loc.schema.get("additionalProperties") is False
-            and not loc.schema.get("patternProperties")
-        ):
-            return True
-    return False
 
 
 # ----------------------------------------------------------------------------- scalar keywords

@@ -79,7 +79,7 @@ def with_negations(
         if not _mentions_containers(neg):
             generic.append(neg)  # scalars only: subtracted on automata below
             continue
-        branches, reason = _keyword_negation(neg)
+        branches, reason = _keyword_negation(neg, types)
         if branches is None:
             conv.unsupported(f"not: {reason}", "not", neg[0].pointer)
             continue
@@ -146,31 +146,43 @@ def _mentions_containers(neg: list[Location]) -> bool:
     return any(k in _CONTAINERS for loc in neg for k in loc.schema)
 
 
-def _keyword_negation(neg: list[Location]) -> tuple[list[Any] | None, str]:
+def _keyword_negation(neg: list[Location], types: frozenset[str]) -> tuple[list[Any] | None, str]:
     """``not (m1 and m2 ...)`` as ``anyOf`` branches, one per keyword (group) that can fail.
 
     Keywords of one schema object are independent constraints, so the negation of their
     conjunction is the disjunction of their negations; each keyword only constrains its own
-    type, so its negation also asserts that type. Returns (None, reason) when some keyword
-    has no exact negation here.
+    type, so its negation also asserts that type, and keywords of types outside ``types``
+    (what the rest of the conjunction allows) contribute nothing. Returns (None, reason)
+    when some keyword has no exact negation here.
     """
     branches: list[Any] = []
     for loc in neg:
         s = loc.schema
         scalar = {t: {k: s[k] for k in _TYPE_KEYWORDS[t] if k in s} for t in ("string", "number")}
         for t, kws in scalar.items():
-            if kws:  # subtracted on automata when the branch is built
+            if kws and (t in types or (t == "number" and "integer" in types)):  # subtracted on automata
                 branches.append({"type": t, "not": kws})
         for key, value in s.items():
             if key in _SKIP or key in _TYPE_KEYWORDS["string"] or key in _TYPE_KEYWORDS["number"]:
                 continue
             if key not in _CONTAINERS and key not in _GENERAL and key != "type":
                 continue  # annotations and unknown keywords
+            if _keyword_type(key) not in (None, *types):
+                continue  # "key fails" only holds for values of a type the conjunction excludes
             made = _negate_keyword(key, value, s)
             if made is None:
                 return None, f"{key} has no exact negation in a grammar"
             branches += made
     return branches, ""
+
+
+def _keyword_type(key: str) -> str | None:
+    """The one type a container keyword constrains (None for type-general keywords)."""
+    if key in _TYPE_KEYWORDS["object"]:
+        return "object"
+    if key in _TYPE_KEYWORDS["array"] or key in ("minContains", "maxContains"):
+        return "array"
+    return None
 
 
 def _negate_keyword(key: str, value: Any, s: dict[str, Any]) -> list[Any] | None:

@@ -1,0 +1,306 @@
+"""Disjointness proofs: can two conjunctions of schemas share a value?
+
+``oneOf`` is exact only if no value matches two branches, so each arm carries ``not`` of the
+branches it may overlap (:mod:`.composition`). Negating a whole branch is often impossible
+in a grammar (``not {additionalProperties: false}``), and usually unnecessary: branches of
+real schemas are told apart by a discriminator (``kind: {const: "a"}``), by the type of a
+required property, or by the keys they allow. This module proves such facts, type by type,
+so that ``not`` is only asked for where the branches really overlap.
+
+Every test here is *sound*: ``True`` means that no value satisfies both sides. It is not
+complete: ``False`` means "not proved", and the caller then falls back to ``not``.
+
+Type groups: values are split into the six JSON kinds of :data:`GROUPS` (integers and other
+numbers form one group, since ``type: number`` admits both).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ...errors import GrammarSyntaxError
+from ...ir import Expr, alt, literal
+from ..regex import parse_regex
+from .automata import DFA, NotRegular, dfa_from_expr
+from .keywords import schema_types
+from .refs import Location, Resolver, child_pointer
+
+if TYPE_CHECKING:
+    from .converter import Converter
+
+__all__ = ["GROUPS", "disjoint", "disjoint_on", "group_of", "possible_types", "says_nothing_about"]
+
+GROUPS: tuple[frozenset[str], ...] = (
+    frozenset({"null"}),
+    frozenset({"boolean"}),
+    frozenset({"integer", "number"}),
+    frozenset({"string"}),
+    frozenset({"array"}),
+    frozenset({"object"}),
+)
+
+_TYPE_KEYWORDS: dict[str, frozenset[str]] = {
+    "string": frozenset({"minLength", "maxLength", "pattern", "format"}),
+    "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}),
+    "array": frozenset(
+        {
+            "items",
+            "prefixItems",
+            "additionalItems",
+            "minItems",
+            "maxItems",
+            "contains",
+            "minContains",
+            "maxContains",
+            "uniqueItems",
+            "unevaluatedItems",
+        }
+    ),
+    "object": frozenset(
+        {
+            "properties",
+            "required",
+            "additionalProperties",
+            "patternProperties",
+            "propertyNames",
+            "minProperties",
+            "maxProperties",
+            "dependentRequired",
+            "dependentSchemas",
+            "dependencies",
+            "unevaluatedProperties",
+        }
+    ),
+}
+_GENERAL = frozenset({"enum", "const", "anyOf", "oneOf", "not", "if"})
+_MAX_DEPTH = 6  # nested property values / anyOf branches looked into
+
+
+def group_of(name: str) -> frozenset[str]:
+    """The type group a JSON type name belongs to."""
+    return next(g for g in GROUPS if name in g)
+
+
+# ----------------------------------------------------------------------------- types
+
+
+def possible_types(conv: Converter, conj: list[Location], depth: int = 0) -> frozenset[str]:
+    """The JSON types a value satisfying ``conj`` can have (a superset).
+
+    Sharper than :func:`.composition.types_of`: ``anyOf``/``oneOf`` contribute the union of
+    their branches' types, ``not {type: T}`` removes T.
+    """
+    from .composition import flatten, types_of
+
+    types = types_of(conj)
+    if depth >= _MAX_DEPTH or not types:
+        return types
+    for loc in conj:
+        for key in ("anyOf", "oneOf"):
+            branches = loc.schema.get(key)
+            if not isinstance(branches, list):
+                continue
+            union: frozenset[str] = frozenset()
+            for j, b in enumerate(branches):
+                sub = Resolver.enter(b, child_pointer(loc.pointer, key, j), loc.base)
+                union |= possible_types(conv, flatten(conv, loc.inside(sub)), depth + 1)
+            types &= union
+        neg = loc.schema.get("not")
+        if isinstance(neg, dict) and set(neg) == {"type"}:
+            excluded = schema_types(neg)
+            if "integer" in excluded and "number" not in excluded:
+                excluded -= {"integer"}  # non-integral numbers still pass
+            types -= excluded
+    return types
+
+
+def says_nothing_about(conj: list[Location], group: frozenset[str]) -> bool:
+    """True when every value of the type group satisfies ``conj``."""
+    names = set().union(*(_TYPE_KEYWORDS.get(t, frozenset()) for t in group)) | _GENERAL
+    for loc in conj:
+        if loc.schema is False or not isinstance(loc.schema, dict):
+            return False
+        if not (group - {"integer"}) <= schema_types(loc.schema):
+            return False
+        if any(k in names for k in loc.schema):
+            return False
+    return True
+
+
+# ----------------------------------------------------------------------------- disjointness
+
+
+def disjoint(conv: Converter, a: list[Location], b: list[Location], depth: int = 0) -> bool:
+    """True when no value can satisfy both conjunctions (a sound, incomplete test)."""
+    shared = possible_types(conv, a, depth) & possible_types(conv, b, depth)
+    return all(disjoint_on(conv, a, b, g, depth) for g in GROUPS if g & shared)
+
+
+def disjoint_on(
+    conv: Converter, a: list[Location], b: list[Location], group: frozenset[str], depth: int = 0
+) -> bool:
+    """True when no value of the type group satisfies both conjunctions."""
+    from .composition import _enum_values
+
+    if not group & possible_types(conv, a, depth) & possible_types(conv, b, depth):
+        return True
+    for mine, other in ((a, b), (b, a)):
+        values = _enum_values(mine)
+        if values is not None and not any(
+            _in_group(v, group) and all(conv.is_valid(v, loc) for loc in [*mine, *other]) for v in values
+        ):
+            return True
+    if group == GROUPS[-1] and depth < _MAX_DEPTH:
+        return _objects_disjoint(conv, a, b, depth)
+    return False
+
+
+def _in_group(value: Any, group: frozenset[str]) -> bool:
+    if value is None:
+        return "null" in group
+    if isinstance(value, bool):
+        return "boolean" in group
+    if isinstance(value, (int, float)):
+        return "number" in group
+    if isinstance(value, str):
+        return "string" in group
+    return ("array" if isinstance(value, list) else "object") in group
+
+
+def _objects_disjoint(conv: Converter, a: list[Location], b: list[Location], depth: int) -> bool:
+    """Objects: a property required on one side whose values cannot match on both sides
+    (a discriminator, a forbidden property, values of different types...), or keys that
+    one side requires and the other does not allow."""
+    from .composition import flatten
+
+    names = _required(a) | _required(b)
+    for name in sorted(names):
+        va, vb = _value_schemas(a, name), _value_schemas(b, name)
+        if va is None or vb is None:
+            continue
+        fa = [f for loc in va for f in flatten(conv, loc)]
+        fb = [f for loc in vb for f in flatten(conv, loc)]
+        if disjoint(conv, fa, fb, depth + 1):
+            return True
+    return _keys_disjoint(a, b) or _keys_disjoint(b, a)
+
+
+def _required(conj: list[Location]) -> set[str]:
+    out: set[str] = set()
+    for loc in conj:
+        req = loc.schema.get("required")
+        if isinstance(req, list):
+            out.update(r for r in req if isinstance(r, str))
+    return out
+
+
+def _value_schemas(conj: list[Location], name: str) -> list[Location] | None:
+    """The schemas the value of property ``name`` must satisfy (None: a pattern that the
+    regex front-end cannot read, so which schemas apply is unknown)."""
+    out: list[Location] = []
+    for loc in conj:
+        s = loc.schema
+        matched = False
+        props = s.get("properties")
+        if isinstance(props, dict) and name in props:
+            out.append(Resolver.enter(props[name], child_pointer(loc.pointer, "properties", name), loc.base))
+            matched = True
+        patterns = s.get("patternProperties")
+        for pattern, sub in (patterns or {}).items() if isinstance(patterns, dict) else ():
+            hit = _pattern_matches(pattern, name)
+            if hit is None:
+                return None
+            if hit:
+                where = child_pointer(loc.pointer, "patternProperties", pattern)
+                out.append(Resolver.enter(sub, where, loc.base))
+                matched = True
+        if not matched and "additionalProperties" in s:
+            where = child_pointer(loc.pointer, "additionalProperties")
+            out.append(Resolver.enter(s["additionalProperties"], where, loc.base))
+    return out
+
+
+def _keys_disjoint(a: list[Location], b: list[Location]) -> bool:
+    """``a`` has at least one key, and every key ``a`` allows is one ``b`` forbids."""
+    if not _required(a) and not any(_count(loc.schema, "minProperties") >= 1 for loc in a):
+        return False
+    la, lb = _key_language(a), _key_language(b)
+    if la is None and lb is None:
+        return False
+    try:
+        if la is None:
+            return lb.is_empty()  # type: ignore[union-attr]
+        if lb is None:
+            return False
+        return la.intersect(lb).is_empty()
+    except (OverflowError, NotRegular):
+        return False
+
+
+def _count(schema: dict[str, Any], key: str) -> int:
+    v = schema.get(key)
+    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+
+
+def _key_language(conj: list[Location]) -> DFA | None:
+    """The keys (UTF-8 bytes of decoded names) ``conj`` allows at all; None: any key."""
+    out: DFA | None = None
+    for loc in conj:
+        mine = _own_key_language(loc.schema)
+        if mine is not None:
+            out = mine if out is None else out.intersect(mine)
+    return out
+
+
+def _own_key_language(s: dict[str, Any]) -> DFA | None:
+    """The keys one schema object allows when ``additionalProperties`` is false, else None."""
+    if s.get("additionalProperties") is not False:
+        return None
+    props = s.get("properties")
+    options: list[Expr] = []
+    if isinstance(props, dict):
+        options += [literal(name) for name, sub in props.items() if sub is not False]
+    patterns = s.get("patternProperties")
+    for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
+        lang = _pattern_language(pattern)
+        if lang is None:
+            return None  # a pattern the regex front-end cannot read: no bound from here
+        if sub is not False:
+            options.append(lang)
+    try:
+        return dfa_from_expr(alt(*options))
+    except (OverflowError, NotRegular):
+        return None
+
+
+@lru_cache(maxsize=512)
+def _pattern_language(pattern: str) -> Expr | None:
+    try:
+        return parse_regex(pattern, search=True)
+    except GrammarSyntaxError:
+        return None
+
+
+@lru_cache(maxsize=512)
+def _pattern_dfa(pattern: str) -> DFA | None:
+    lang = _pattern_language(pattern)
+    if lang is None:
+        return None
+    try:
+        return dfa_from_expr(lang)
+    except (OverflowError, NotRegular):
+        return None
+
+
+def _pattern_matches(pattern: str, name: str) -> bool | None:
+    """Whether ``pattern`` (ECMA-262, unanchored) matches somewhere in ``name``; None: unknown."""
+    dfa = _pattern_dfa(pattern)
+    if dfa is None:
+        return None
+    state = 0
+    for byte in name.encode():
+        state = next((t for lo, hi, t in dfa.trans[state] if lo <= byte <= hi), -1)
+        if state < 0:
+            return False
+    return dfa.accept[state]

@@ -1,0 +1,144 @@
+"""oneOf whose branches are proved disjoint type by type (no ``not`` of the whole branch)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokensieve.errors import UnsupportedSchemaError
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.frontends.json_schema.converter import Converter
+from tokensieve.frontends.json_schema.disjoint import disjoint, possible_types
+from tokensieve.frontends.json_schema.refs import Location
+from tokensieve.frontends.whitespace import WhitespacePolicy
+
+from .helpers import check
+
+CLOSED_A = {
+    "properties": {"kind": {"enum": ["a"]}, "x": {"type": "integer"}},
+    "required": ["kind"],
+    "additionalProperties": False,
+}
+CLOSED_B = {
+    "properties": {"kind": {"enum": ["b"]}, "y": {"type": "string"}},
+    "required": ["kind", "y"],
+    "additionalProperties": False,
+}
+
+
+def test_untyped_branches_with_a_discriminator() -> None:
+    # No "type": both branches accept every string, number... so oneOf rejects them all.
+    check(
+        {"oneOf": [CLOSED_A, CLOSED_B]},
+        [{"kind": "a"}, {"kind": "a", "x": 1}, {"kind": "b", "y": "s"}],
+        ["s", 1, None, [], {"kind": "b"}, {"kind": "a", "y": "s"}, {"kind": "c"}],
+        property_order="any",
+    )
+
+
+def test_discriminator_declared_next_to_the_one_of() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"msg": {"enum": ["open", "close"]}},
+        "required": ["msg"],
+        "oneOf": [
+            {
+                "properties": {"msg": {"enum": ["open"]}, "n": {"type": "integer"}},
+                "additionalProperties": False,
+            },
+            {"properties": {"msg": {"enum": ["close"]}}},
+        ],
+    }
+    check(
+        schema,
+        [{"msg": "open"}, {"msg": "open", "n": 2}, {"msg": "close", "z": 1}],
+        [{"msg": "open", "z": 1}, {"msg": "other"}, {}],
+        property_order="any",
+    )
+
+
+def test_required_property_of_different_types() -> None:
+    # Branch a requires "a" as a string; branch b lets "a" be null only (patternProperties).
+    a = {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}}
+    b = {"type": "object", "required": ["b"], "patternProperties": {"^(a|c)$": {"type": "null"}}}
+    check(
+        {"oneOf": [a, b]},
+        [{"a": "s"}, {"b": 1}, {"b": 1, "a": None}, {"a": "s", "b": 1}],
+        [{}, {"a": None}, {"c": 1}],
+        property_order="any",
+    )
+
+
+def test_branches_with_disjoint_key_languages() -> None:
+    scale = {"type": "object", "patternProperties": {"^[0-9]x$": {}}, "additionalProperties": False}
+    locale = {"type": "object", "patternProperties": {"^[a-z]{2}$": {}}, "additionalProperties": False}
+    check(
+        {"oneOf": [{**scale, "minProperties": 1}, {**locale, "minProperties": 1}]},
+        [{"2x": 1}, {"en": 1, "fr": 2}],
+        [{}, {"2x": 1, "en": 2}, {"abc": 1}],
+        property_order="any",
+    )
+
+
+def test_types_of_nested_one_of_branches() -> None:
+    inner = {"oneOf": [{"type": "null"}, {"type": "string", "enum": ["L", "R"]}]}
+    schema = {"oneOf": [inner, {"type": "array", "items": inner}]}
+    check(schema, [None, "L", [], ["R", None]], ["X", ["X"], 1, {}])
+
+
+def test_overlap_in_one_type_keeps_the_negation_there_only() -> None:
+    # Strings overlap (negated on automata); objects are disjoint (no negation of the
+    # additionalProperties keyword is needed).
+    a = {
+        "type": ["string", "object"],
+        "required": ["k"],
+        "properties": {"k": {}},
+        "additionalProperties": False,
+    }
+    b = {"type": ["string", "object"], "maxLength": 2, "properties": {"k": False}}
+    check(
+        {"oneOf": [a, b]},
+        ["abc", "abcd", {"k": 1}, {}, {"z": 1}],
+        ["", "a", "ab", {"k": 1, "z": 2}, 1],
+        property_order="any",
+    )
+
+
+def test_a_real_overlap_still_needs_not() -> None:
+    a = {"type": "object", "additionalProperties": False, "properties": {"p": {}}}
+    b = {"type": "object", "properties": {"q": {"type": "integer"}}}
+    with pytest.raises(UnsupportedSchemaError) as info:
+        json_schema_to_grammar({"oneOf": [a, b]})
+    assert info.value.keyword == "not"
+
+
+def _conv(schema: object) -> Converter:
+    return Converter(
+        schema,
+        WhitespacePolicy.coerce(None),
+        strict=False,
+        property_order="any",
+        relax=False,
+        documents=None,
+    )
+
+
+def test_disjoint_is_sound_on_overlapping_values() -> None:
+    conv = _conv(True)
+    here = conv.resolver.root_location()
+
+    def loc(s: object) -> list[Location]:
+        return [Location(s, "", here.base)]
+
+    assert disjoint(conv, loc({"type": "string"}), loc({"type": "integer"}))
+    # Without "type", object keywords leave strings alone: both sides accept "s".
+    assert not disjoint(conv, loc({"required": ["a"]}), loc({"type": "string"}))
+    assert disjoint(conv, loc({"type": "object", "required": ["a"]}), loc({"properties": {"a": False}}))
+    assert not disjoint(conv, loc({"required": ["a"]}), loc({"properties": {"a": {"type": "string"}}}))
+    # Same discriminator value: not disjoint; 1 and 1.0 are equal values.
+    assert not disjoint(
+        conv,
+        loc({"type": "object", "required": ["a"], "properties": {"a": {"const": 1}}}),
+        loc({"type": "object", "required": ["a"], "properties": {"a": {"const": 1.0}}}),
+    )
+    assert possible_types(conv, loc({"anyOf": [{"type": "null"}, {"type": "string"}]})) == {"null", "string"}
+    assert possible_types(conv, loc({"not": {"type": "integer"}})) >= {"number"}
