@@ -2,11 +2,20 @@
 
 The :class:`Resolver` indexes every schema resource once: each ``$id`` starts a resource
 whose URI is resolved against the enclosing base, each ``$anchor`` (and
-``$dynamicAnchor``, also a plain anchor) names a location inside it. ``$dynamicRef`` is
-supported where it is static (:meth:`Resolver.resolve_dynamic`). A reference
+``$dynamicAnchor``, also a plain anchor) names a location inside it. A reference
 is resolved against the base URI in force where it appears, then looked up as
 "resource + JSON pointer" or "resource + anchor". Extra documents (remote schemas) may
 be registered by URI; nothing is ever fetched from the network.
+
+``$dynamicRef`` (:meth:`Resolver.resolve_dynamic`) depends on the *dynamic scope*: the
+schema resources evaluation passed through to get here. Its target is the outermost
+resource of that scope that defines the ``$dynamicAnchor``. Only that outermost definer
+matters, per anchor name, so a location carries it in its :class:`BaseURI` (the base URI
+plus these bindings): two locations of one schema reached through different scopes then
+differ, and the converter, which keys its rules by ``(schema, base)``, builds one rule
+per scope that changes the meaning. Names defined by one resource only are not bound
+(their ``$dynamicRef`` is static), so schemas without competing dynamic anchors get no
+extra rules.
 """
 
 from __future__ import annotations
@@ -19,7 +28,7 @@ from urllib.parse import unquote, urldefrag, urljoin
 
 from ...errors import UnsupportedSchemaError
 
-__all__ = ["Location", "Resolver", "child_pointer"]
+__all__ = ["BaseURI", "Location", "Resolver", "child_pointer"]
 
 ROOT_URI = "https://tokensieve.invalid/schema.json"  # urljoin needs a hierarchical scheme
 
@@ -58,6 +67,61 @@ def child_pointer(pointer: str, *parts: str | int) -> str:
     return pointer
 
 
+Bindings = tuple[tuple[str, str], ...]
+"""``$dynamicAnchor`` name -> URI of the outermost resource in the dynamic scope defining it,
+sorted by name."""
+
+
+class BaseURI(str):
+    """The base URI in force at a schema location, with the dynamic scope that reached it.
+
+    As a ``str`` it is the URI. Equality and hashing also include ``dynamic``, the bindings
+    of the contested ``$dynamicAnchor`` names (see the module docstring): a base without
+    bindings equals the plain URI string.
+    """
+
+    dynamic: Bindings
+    definers: Mapping[str, frozenset[str]]
+    """Resource URI -> contested dynamic anchor names it defines (shared by the Resolver)."""
+
+    def __new__(
+        cls, uri: str, dynamic: Bindings = (), definers: Mapping[str, frozenset[str]] | None = None
+    ) -> BaseURI:
+        self = super().__new__(cls, uri)
+        self.dynamic = dynamic
+        self.definers = {} if definers is None else definers
+        return self
+
+    @property
+    def uri(self) -> str:
+        return str.__str__(self)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, BaseURI):
+            return self.uri == other.uri and self.dynamic == other.dynamic
+        if isinstance(other, str):
+            return not self.dynamic and self.uri == other
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:  # str's own __ne__ would ignore the bindings
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((self.uri, self.dynamic)) if self.dynamic else hash(self.uri)
+
+    def moved(self, uri: str) -> BaseURI:
+        """The base after evaluation enters the resource ``uri`` (which joins the dynamic scope)."""
+        bound = dict(self.dynamic)
+        fresh = {name: uri for name in self.definers.get(uri, ()) if name not in bound}  # outermost wins
+        dynamic = tuple(sorted({**bound, **fresh}.items())) if fresh else self.dynamic
+        return BaseURI(uri, dynamic, self.definers)
+
+    def binding(self, name: str) -> str | None:
+        """The resource bound to the dynamic anchor ``name`` in this scope, if any."""
+        return dict(self.dynamic).get(name)
+
+
 @dataclass(frozen=True)
 class Location:
     """A schema together with where it is: its JSON pointer (from the root document, or
@@ -65,7 +129,7 @@ class Location:
 
     schema: Any
     pointer: str
-    base: str
+    base: BaseURI
     scope: tuple[str, ...] = ()
     """Keys of the schemas this one was reached from *in place* (``allOf``, ``$ref``,
     ``anyOf``...): what ``unevaluatedProperties``/``unevaluatedItems`` can see."""
@@ -92,9 +156,18 @@ class Resolver:
         self._resources: dict[str, Location] = {}
         self._anchors: dict[str, Location] = {}
         self._dynamic: dict[str, set[str]] = {}  # $dynamicAnchor name -> resources defining it
-        self.root_base = self._index(root, "", ROOT_URI)
+        root_uri = self._index(root, "", ROOT_URI)
         for uri, doc in (documents or {}).items():
-            self._resources.setdefault(uri, Location(doc, uri + "#", self._index(doc, uri + "#", uri)))
+            if uri not in self._resources:
+                self._resources[uri] = Location(doc, uri + "#", BaseURI(self._index(doc, uri + "#", uri)))
+        # Only names defined by several resources make a $dynamicRef depend on the scope.
+        definers: dict[str, set[str]] = {}
+        for name, uris in self._dynamic.items():
+            if len(uris) > 1:
+                for uri in uris:
+                    definers.setdefault(uri, set()).add(name)
+        self._definers = {uri: frozenset(names) for uri, names in definers.items()}
+        self.root_base = BaseURI("", (), self._definers).moved(root_uri)
 
     def root_location(self) -> Location:
         return Location(self.root, "", self.root_base)
@@ -108,16 +181,16 @@ class Resolver:
                 base = join_uri(base, sid)
                 base = urldefrag(base)[0]
             if doc_base != base or pointer == "" or pointer.endswith("#"):
-                self._resources.setdefault(base, Location(schema, pointer, base))
+                self._resources.setdefault(base, Location(schema, pointer, BaseURI(base)))
             dynamic = schema.get("$dynamicAnchor")
             if isinstance(dynamic, str):
                 self._dynamic.setdefault(dynamic, set()).add(base)
             for key in ("$anchor", "$dynamicAnchor"):
                 name = schema.get(key)
                 if isinstance(name, str):
-                    self._anchors.setdefault(f"{base}#{name}", Location(schema, pointer, base))
+                    self._anchors.setdefault(f"{base}#{name}", Location(schema, pointer, BaseURI(base)))
             if isinstance(sid, str) and sid.startswith("#"):  # draft-06 style plain-name fragment id
-                self._anchors.setdefault(f"{base}{sid}", Location(schema, pointer, base))
+                self._anchors.setdefault(f"{base}{sid}", Location(schema, pointer, BaseURI(base)))
             for key, value in schema.items():
                 if key in ("enum", "const", "default", "examples", "example"):
                     continue
@@ -133,7 +206,7 @@ class Resolver:
 
     def resolve(self, ref: str, here: Location) -> Location:
         """The location ``ref`` points to, from a schema at ``here``."""
-        target = join_uri(here.base, ref)
+        target = join_uri(here.base.uri, ref)
         uri, fragment = urldefrag(target)
         fragment = unquote(fragment)
         resource = self._resources.get(uri)
@@ -145,17 +218,17 @@ class Resolver:
                 pointer=here.pointer,
             )
         if not fragment:
-            return resource
+            return replace(resource, base=here.base.moved(resource.base.uri))
         if not fragment.startswith("/"):
             anchor = self._anchors.get(f"{uri}#{fragment}")
             if anchor is None:
                 raise UnsupportedSchemaError(
                     f"$ref {ref!r}: no anchor {fragment!r}", keyword="$ref", pointer=here.pointer
                 )
-            return anchor
+            return replace(anchor, base=here.base.moved(anchor.base.uri))
         node = resource.schema
         pointer = resource.pointer
-        base = resource.base
+        base = resource.base.uri
         for token in fragment[1:].split("/"):
             token = token.replace("~1", "/").replace("~0", "~")
             if isinstance(node, dict) and token in node:
@@ -173,33 +246,27 @@ class Resolver:
                 and not node["$id"].startswith("#")
             ):
                 base = urldefrag(join_uri(base, node["$id"]))[0]
-        return Location(node, pointer, base)
+        return Location(node, pointer, here.base.moved(base))
 
     def resolve_dynamic(self, ref: str, here: Location) -> Location:
-        """``$dynamicRef``, when it is static: the initial target does not start a dynamic
-        scope search (no ``$dynamicAnchor`` of that name) or a single resource defines the
-        anchor, so every evaluation path ends at the same schema."""
+        """``$dynamicRef``: the static target of ``ref``, unless that target has a
+        ``$dynamicAnchor`` of the fragment's name; then the outermost resource of the
+        dynamic scope that defines that dynamic anchor (the static target when none does)."""
         target = self.resolve(ref, here)
-        name = urldefrag(join_uri(here.base, ref))[1]
-        definers = self._dynamic.get(name, set())
-        if (
-            not isinstance(target.schema, dict)
-            or target.schema.get("$dynamicAnchor") != name
-            or len(definers) <= 1
-        ):
+        name = unquote(urldefrag(join_uri(here.base.uri, ref))[1])
+        if not isinstance(target.schema, dict) or target.schema.get("$dynamicAnchor") != name:
             return target
-        raise UnsupportedSchemaError(
-            f"$dynamicRef {ref!r}: {len(definers)} schema resources define $dynamicAnchor {name!r}, so the "
-            "target depends on the evaluation path",
-            keyword="$dynamicRef",
-            pointer=here.pointer,
-        )
+        outermost = here.base.binding(name)
+        if outermost is None:
+            return target
+        anchor = self._anchors[f"{outermost}#{name}"]
+        return replace(anchor, base=here.base.moved(outermost))
 
     @staticmethod
-    def enter(schema: Any, pointer: str, base: str) -> Location:
+    def enter(schema: Any, pointer: str, base: BaseURI) -> Location:
         """The location of a subschema: its ``$id`` (if any) changes the base."""
         if isinstance(schema, dict):
             sid = schema.get("$id")
             if isinstance(sid, str) and not sid.startswith("#"):
-                base = urldefrag(join_uri(base, sid))[0]
+                base = base.moved(urldefrag(join_uri(base.uri, sid))[0])
         return Location(schema, pointer, base)

@@ -1,0 +1,137 @@
+"""``$dynamicRef``: the target is the outermost resource of the dynamic scope that defines
+the ``$dynamicAnchor``; the grammar gets one rule per scope that changes the meaning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jsonschema
+import pytest
+
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.frontends.json_schema.refs import BaseURI, Location, Resolver
+
+from .helpers import check
+
+# A generic list whose items are whatever the outermost "itemType" dynamic anchor says;
+# numberList and stringList each extend it with their own item type.
+_GENERIC_LISTS: dict[str, Any] = {
+    "$id": "https://example.test/main",
+    "properties": {
+        "numbers": {"$ref": "numberList"},
+        "strings": {"$ref": "stringList"},
+        "plain": {"$ref": "genericList"},
+    },
+    "$defs": {
+        "genericList": {
+            "$id": "genericList",
+            "type": "array",
+            "items": {"$dynamicRef": "#itemType"},
+            "$defs": {"default": {"$dynamicAnchor": "itemType", "type": "boolean"}},
+        },
+        "numberList": {
+            "$id": "numberList",
+            "$ref": "genericList",
+            "$defs": {"itemType": {"$dynamicAnchor": "itemType", "type": "number"}},
+        },
+        "stringList": {
+            "$id": "stringList",
+            "$ref": "genericList",
+            "$defs": {"itemType": {"$dynamicAnchor": "itemType", "type": "string"}},
+        },
+    },
+}
+
+
+def _agrees_with_jsonschema(schema: Any, valid: list[Any], invalid: list[Any]) -> None:
+    """The expectations are jsonschema's too, and the grammar matches them."""
+    validator = jsonschema.Draft202012Validator(schema)
+    assert all(validator.is_valid(v) for v in valid)
+    assert not any(validator.is_valid(v) for v in invalid)
+    check(schema, valid, invalid, property_order="any")
+
+
+def test_one_schema_in_two_dynamic_scopes() -> None:
+    _agrees_with_jsonschema(
+        _GENERIC_LISTS,
+        [{"numbers": [1, 2.5], "strings": ["a"], "plain": [True]}, {"numbers": [], "strings": []}],
+        [{"numbers": ["a"]}, {"strings": [1]}, {"plain": [1]}, {"plain": ["a"]}, {"numbers": [True]}],
+    )
+
+
+def test_outermost_definer_wins_and_persists_through_recursion() -> None:
+    # The root binds "node" first; the tree's own anchor is then never the target, even
+    # at depth: each level of children is checked with the root's extra rule.
+    schema = {
+        "$id": "https://example.test/strict",
+        "$dynamicAnchor": "node",
+        "$ref": "tree",
+        "properties": {"name": {"type": "string"}},
+        "$defs": {
+            "tree": {
+                "$id": "tree",
+                "$dynamicAnchor": "node",
+                "type": "object",
+                "properties": {"children": {"type": "array", "items": {"$dynamicRef": "#node"}}},
+            }
+        },
+    }
+    _agrees_with_jsonschema(
+        schema,
+        [{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}, {"children": []}],
+        [{"children": [{"children": [{"name": 1}]}]}, {"name": 2}],
+    )
+
+
+def test_dynamic_ref_without_matching_dynamic_anchor_is_static() -> None:
+    # The fragment names a plain $anchor: no dynamic search, even though the root defines
+    # a $dynamicAnchor of that name.
+    schema = {
+        "$id": "https://example.test/root",
+        "$ref": "list",
+        "$defs": {
+            "foo": {"$dynamicAnchor": "items", "type": "string"},
+            "list": {
+                "$id": "list",
+                "type": "array",
+                "items": {"$dynamicRef": "#items"},
+                "$defs": {"items": {"$anchor": "items", "type": "integer"}},
+            },
+        },
+    }
+    _agrees_with_jsonschema(schema, [[1, 2], []], [["a"], [1.5]])
+
+
+def test_scopes_only_bind_contested_names() -> None:
+    # A single definer: $dynamicRef is static and locations carry no bindings, so a schema
+    # without competing dynamic anchors gets no extra rules.
+    schema = {"$dynamicAnchor": "x", "type": "array", "items": {"$dynamicRef": "#x"}}
+    resolver = Resolver(schema)
+    assert resolver.root_location().base.dynamic == ()
+    static = {"$anchor": "x", "type": "array", "items": {"$ref": "#x"}}
+    assert len(json_schema_to_grammar(schema).rules) == len(json_schema_to_grammar(static).rules)
+
+
+def test_base_uri_bindings() -> None:
+    definers = {"https://a.test/x": frozenset({"n"}), "https://a.test/y": frozenset({"n", "m"})}
+    base = BaseURI("", (), definers).moved("https://a.test/x")
+    assert base.uri == "https://a.test/x" and base.binding("n") == "https://a.test/x"
+    inner = base.moved("https://a.test/y")
+    assert inner.binding("n") == "https://a.test/x"  # the outer definer stays bound
+    assert inner.binding("m") == "https://a.test/y"
+    assert inner != base.moved("https://a.test/y").moved("https://a.test/x")  # same URI, other scope
+    assert BaseURI("https://a.test/x") == BaseURI("https://a.test/x", (), definers)
+    assert inner != "https://a.test/y"  # bound: not the plain URI
+    unbound = BaseURI("https://a.test/z", (), definers)
+    assert unbound == "https://a.test/z" and hash(unbound) == hash("https://a.test/z")
+    loc = Location({}, "/p", inner)
+    assert loc.key == "https://a.test/y#/p"
+
+
+@pytest.mark.parametrize("ref", ["#nowhere", "other.json#items"])
+def test_unresolvable_dynamic_refs_raise(ref: str) -> None:
+    from tokensieve.errors import UnsupportedSchemaError
+
+    with pytest.raises(UnsupportedSchemaError) as info:
+        json_schema_to_grammar({"$id": "https://example.test/s", "items": {"$dynamicRef": ref}})
+    assert info.value.keyword == "$ref"
