@@ -7,7 +7,9 @@ textbook algorithms over speed:
    single byte sets or single special tokens. ``Seq`` becomes one production, ``Alt``
    one production per item, ``Repeat`` is unrolled into rules (``X{m,n}`` is ``m`` copies
    of ``X`` followed by a chain of ``n - m`` optional copies, ``X{m,}`` is ``m`` copies
-   followed by a left-recursive star rule).
+   followed by a left-recursive star rule). ``Unordered`` is expanded into one rule per
+   (set of items written, count, before/after an item): the textbook 2^n construction
+   that the engine avoids, so the oracle only takes small ``n``.
 2. Unproductive symbols (nonterminals that derive no terminal string at all, and empty
    byte sets) and every production that mentions one are removed.
 3. An Earley recognizer with the Aycock–Horspool treatment of nullable nonterminals
@@ -37,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
+from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
 
 __all__ = ["CFG", "Oracle", "TokenTrie", "to_cfg"]
 
@@ -113,11 +115,13 @@ def to_cfg(grammar: Grammar) -> CFG:
         elif isinstance(expr, Automaton):
             # A right-linear grammar: one nonterminal per state, `s -> label target | ε`.
             names = [new_nt([]) for _ in expr.states]
-            for (accepting, edges), name in zip(expr.states, names):
+            for (accepting, edges), name in zip(expr.states, names, strict=True):
                 cfg.productions[name] = [(symbol(label), names[target]) for label, target in edges]
                 if accepting:
                     cfg.productions[name].append(())
             result = names[0]
+        elif isinstance(expr, Unordered):
+            result = _unordered(expr, symbol, new_nt, cfg)
         else:
             raise TypeError(f"not an IR expression: {expr!r}")
         memo[id(expr)] = result
@@ -146,6 +150,52 @@ def _repeat(
         for _ in range(hi - lo):  # opt_k -> ε | item opt_{k-1}
             tail = (new_nt([(), (item, *tail)]),)
     return new_nt([(item,) * lo + tail])
+
+
+MAX_ORACLE_UNORDERED_ITEMS = 12
+
+
+def _unordered(
+    expr: Unordered,
+    symbol: Callable[[Expr], Symbol],
+    new_nt: Callable[[list[tuple[Symbol, ...]]], str],
+    cfg: CFG,
+) -> str:
+    """``Unordered`` as plain rules: ``before(S, c)`` and ``after(S, c)`` for every set ``S``
+    of items written and count ``c`` (capped where larger counts behave alike)."""
+    n = len(expr.items)
+    if n > MAX_ORACLE_UNORDERED_ITEMS:
+        raise ValueError(f"the oracle expands Unordered into 2^n rules; {n} items is too many")
+    items = [symbol(it) for it in expr.items]
+    sep = symbol(expr.separator)
+    rest = None if expr.repeatable is None else symbol(expr.repeatable)
+    cap = expr.max_count if expr.max_count is not None else expr.min_count
+    names: dict[tuple[str, int, int], str] = {}
+
+    def state(phase: str, written: int, count: int) -> str:
+        key = (phase, written, count)
+        if key in names:
+            return names[key]
+        name = names[key] = new_nt([])
+        rhss: list[tuple[Symbol, ...]] = []
+        if phase == "before":
+            if expr.max_count is None or count + 1 <= expr.max_count:
+                nxt = min(count + 1, cap)
+                fresh = [i for i in range(n) if not written >> i & 1]
+                rhss += [(items[i], state("after", written | 1 << i, nxt)) for i in fresh]
+                if rest is not None:
+                    rhss.append((rest, state("after", written, nxt)))
+        else:
+            if all(written >> i & 1 for i in expr.required) and count >= expr.min_count:
+                rhss.append(())
+            rhss.append((sep, state("before", written, count)))
+        cfg.productions[name] = rhss
+        return name
+
+    start = [(state("before", 0, 0),)]
+    if not expr.required and expr.min_count == 0:
+        start.append(())
+    return new_nt(start)
 
 
 def _productive(productions: Mapping[str, list[tuple[Symbol, ...]]]) -> set[str]:

@@ -10,6 +10,32 @@ namespace nb = nanobind;
 
 namespace tokensieve::bindings {
 
+namespace {
+
+// One row per Unordered nonterminal, as written by compiler/lower.py:
+// [nonterminal, separator, repeatable or -1, min_count, max_count or -1, n, items..., required...]
+UnorderedRule unordered_from_row(const std::vector<int32_t>& row) {
+  if (row.size() < 6 || row[5] < 0 || row.size() < 6 + static_cast<size_t>(row[5])) {
+    throw Error(ErrorKind::InvalidArgument, "malformed unordered rule row");
+  }
+  UnorderedRule r;
+  r.nonterminal = row[0];
+  r.separator = row[1];
+  r.repeatable = row[2];
+  r.min_count = row[3];
+  r.max_count = row[4];
+  const size_t n = static_cast<size_t>(row[5]);
+  r.items.assign(row.begin() + 6, row.begin() + 6 + static_cast<std::ptrdiff_t>(n));
+  r.required.assign(r.words(), 0);
+  for (size_t k = 6 + n; k < row.size(); ++k) {
+    if (row[k] < 0 || static_cast<size_t>(row[k]) >= n) throw Error(ErrorKind::InvalidArgument, "bad required item");
+    r.required[static_cast<size_t>(row[k]) >> 6] |= uint64_t{1} << (row[k] & 63);
+  }
+  return r;
+}
+
+}  // namespace
+
 void bind_grammar(nb::module_& m) {
   nb::class_<MatcherLimits>(m, "MatcherLimits")
       .def(nb::init<>())
@@ -43,7 +69,7 @@ void bind_grammar(nb::module_& m) {
           "__init__",
           [](CompiledGrammar* self, std::shared_ptr<Vocabulary> vocab, const nb::list& terminals,
              int32_t num_nonterminals, const std::vector<std::vector<int32_t>>& productions, int32_t start,
-             const MatcherLimits& limits) {
+             const MatcherLimits& limits, const std::vector<std::vector<int32_t>>& unordered) {
             std::vector<Terminal> terms;
             terms.reserve(nb::len(terminals));
             for (nb::handle h : terminals) {
@@ -56,10 +82,13 @@ void bind_grammar(nb::module_& m) {
               }
               terms.push_back(std::move(t));
             }
-            new (self) CompiledGrammar(std::move(vocab), std::move(terms), num_nonterminals, productions, start, limits);
+            std::vector<UnorderedRule> rules;
+            for (const auto& row : unordered) rules.push_back(unordered_from_row(row));
+            new (self) CompiledGrammar(std::move(vocab), std::move(terms), num_nonterminals, productions, start, limits,
+                                       std::move(rules));
           },
           nb::arg("vocab"), nb::arg("terminals"), nb::arg("num_nonterminals"), nb::arg("productions"),
-          nb::arg("start"), nb::arg("limits"))
+          nb::arg("start"), nb::arg("limits"), nb::arg("unordered") = std::vector<std::vector<int32_t>>{})
       .def_prop_ro("num_terminals", &CompiledGrammar::num_terminals)
       .def_prop_ro("num_productions", &CompiledGrammar::num_productions)
       .def_prop_ro("num_dfa_states",

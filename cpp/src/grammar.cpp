@@ -15,8 +15,8 @@ bool terminal_nullable(const Terminal& t) { return t.dfa != nullptr && t.dfa->nu
 
 CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::vector<Terminal> terminals,
                                  int32_t num_nonterminals, const std::vector<std::vector<int32_t>>& productions,
-                                 int32_t start, MatcherLimits limits)
-    : vocab_(std::move(vocab)), terminals_(std::move(terminals)), limits_(limits) {
+                                 int32_t start, MatcherLimits limits, std::vector<UnorderedRule> unordered)
+    : vocab_(std::move(vocab)), terminals_(std::move(terminals)), limits_(limits), unordered_(std::move(unordered)) {
   const int32_t nt_count = num_nonterminals;
   const int32_t t_count = static_cast<int32_t>(terminals_.size());
   if (start < 0 || start >= nt_count) throw Error(ErrorKind::InvalidArgument, "start symbol out of range");
@@ -28,6 +28,30 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
         throw Error(ErrorKind::InvalidArgument, "production symbol out of range");
       }
     }
+  }
+  unordered_of_.assign(nt_count + 1, -1);
+  auto check_nt = [&](int32_t s, bool optional) {
+    if ((s < 0 && !(optional && s == -1)) || s >= nt_count) {
+      throw Error(ErrorKind::InvalidArgument, "unordered rule symbol out of range");
+    }
+  };
+  for (size_t u = 0; u < unordered_.size(); ++u) {
+    UnorderedRule& r = unordered_[u];
+    check_nt(r.nonterminal, false);
+    check_nt(r.separator, false);
+    check_nt(r.repeatable, true);
+    for (int32_t s : r.items) check_nt(s, false);
+    if (unordered_of_[r.nonterminal] != -1) throw Error(ErrorKind::InvalidArgument, "two unordered rules share a symbol");
+    if (r.required.size() != r.words()) throw Error(ErrorKind::InvalidArgument, "unordered required set size");
+    if (r.min_count < 0 || (r.max_count >= 0 && r.max_count < r.min_count)) {
+      throw Error(ErrorKind::InvalidArgument, "unordered count bounds");
+    }
+    unordered_of_[r.nonterminal] = static_cast<int32_t>(u);
+    for (size_t i = 0; i < r.items.size(); ++i) r.item_of_symbol.push_back({r.items[i], static_cast<int32_t>(i)});
+    std::sort(r.item_of_symbol.begin(), r.item_of_symbol.end());
+  }
+  for (const auto& p : productions) {
+    if (unordered_of_[p[0]] != -1) throw Error(ErrorKind::InvalidArgument, "an unordered symbol has productions");
   }
   for (const auto& t : terminals_) {
     if (t.dfa == nullptr && (t.special_token < 0 || static_cast<uint32_t>(t.special_token) >= vocab_->size())) {
@@ -41,8 +65,25 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
   auto sym_productive = [&](int32_t s) {
     return s >= 0 ? productive[s] != 0 : terminal_productive(terminals_[-(s + 1)]);
   };
+  // An unordered rule's usable items, and whether it is productive, given `productive`.
+  auto update_unordered = [&](UnorderedRule& r) {
+    r.usable.assign(r.words(), 0);
+    for (size_t i = 0; i < r.items.size(); ++i) {
+      if (productive[r.items[i]]) r.usable[i >> 6] |= uint64_t{1} << (i & 63);
+    }
+    r.repeatable_usable = r.repeatable >= 0 && productive[r.repeatable];
+    r.effective_max = r.max_count;
+    if (!productive[r.separator]) r.effective_max = r.max_count < 0 ? 1 : std::min(r.max_count, 1);
+    return r.productive();
+  };
   for (bool changed = true; changed;) {
     changed = false;
+    for (auto& r : unordered_) {
+      if (!productive[r.nonterminal] && update_unordered(r)) {
+        productive[r.nonterminal] = 1;
+        changed = true;
+      }
+    }
     for (const auto& p : productions) {
       if (productive[p[0]]) continue;
       if (std::all_of(p.begin() + 1, p.end(), sym_productive)) {
@@ -52,10 +93,20 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
     }
   }
   if (!productive[start]) throw Error(ErrorKind::EmptyLanguage, "the grammar's language is empty");
+  for (auto& r : unordered_) {
+    update_unordered(r);
+    // Counts only matter up to the largest bound that is checked.
+    const int32_t cap = r.effective_max >= 0 ? r.effective_max : r.min_count;
+    r.count_cap = static_cast<uint32_t>(std::max(cap, 0));
+  }
 
   // Nullable nonterminals (fixpoint).
   nullable_.assign(nt_count, 0);
   auto sym_nullable = [&](int32_t s) { return s >= 0 ? nullable_[s] != 0 : terminal_nullable(terminals_[-(s + 1)]); };
+  for (const auto& r : unordered_) {
+    bool none_required = std::all_of(r.required.begin(), r.required.end(), [](uint64_t w) { return w == 0; });
+    if (productive[r.nonterminal] && none_required && r.min_count == 0) nullable_[r.nonterminal] = 1;
+  }
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& p : productions) {
@@ -65,6 +116,14 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
         changed = true;
       }
     }
+  }
+
+  // An unordered rule never completes at its origin, so its parts must not derive the empty string.
+  for (const auto& r : unordered_) {
+    if (!productive[r.nonterminal]) continue;
+    bool bad = nullable_[r.separator] || (r.repeatable >= 0 && nullable_[r.repeatable]);
+    for (int32_t s : r.items) bad = bad || nullable_[s];
+    if (bad) throw Error(ErrorKind::InvalidArgument, "the items and separator of an unordered rule must not be nullable");
   }
 
   // Dotted rules: the augmented start S' -> S gets ids 0 and 1; S' has id nt_count.

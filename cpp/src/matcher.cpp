@@ -98,9 +98,14 @@ void Matcher::add_item(uint32_t dotted, uint32_t origin) {
 void Matcher::closure() {
   const CompiledGrammar& g = *grammar_;
   const uint32_t pos = static_cast<uint32_t>(sets_.size() - 1);
+  const uint32_t num_dotted = static_cast<uint32_t>(g.num_dotted());
   for (size_t idx = sets_.back().items_begin; idx < items_.size(); ++idx) {
     const uint64_t item = items_[idx];
     const uint32_t dotted = item_dotted(item), origin = item_origin(item);
+    if (dotted >= num_dotted) {
+      close_dynamic(dotted - num_dotted, origin, pos);
+      continue;
+    }
     const int32_t sym = g.next_symbol(dotted);
     if (sym == CompiledGrammar::kEnd) {
       if (dotted == g.final_dotted()) {
@@ -109,15 +114,14 @@ void Matcher::closure() {
       }
       // Completion at the same position is covered by advancing over nullable symbols at
       // prediction time (Aycock & Horspool), so only earlier origins are searched.
-      if (origin == pos) continue;
-      const int32_t lhs = g.lhs(dotted);
-      const size_t begin = sets_[origin].items_begin, end = sets_[origin + 1].items_begin;
-      for (size_t k = begin; k < end; ++k) {
-        const uint32_t d2 = item_dotted(items_[k]);
-        if (g.next_symbol(d2) == lhs) add_item(g.advance(d2), item_origin(items_[k]));
-      }
+      if (origin != pos) complete(g.lhs(dotted), origin);
     } else if (sym >= 0) {
-      for (uint32_t p : g.predictions(sym)) add_item(p, pos);
+      const int32_t rule = g.unordered_of(sym);
+      if (rule >= 0) {
+        add_item(num_dotted + unordered_.start(g, rule), pos);
+      } else {
+        for (uint32_t p : g.predictions(sym)) add_item(p, pos);
+      }
       if (g.nullable_nonterminal(sym)) add_item(g.advance(dotted), origin);
     } else {
       const int32_t t = -(sym + 1);
@@ -134,6 +138,36 @@ void Matcher::closure() {
         if (dfa.nullable()) add_item(g.advance(dotted), origin);
       }
     }
+  }
+}
+
+void Matcher::complete(int32_t lhs, uint32_t origin) {
+  const CompiledGrammar& g = *grammar_;
+  const uint32_t num_dotted = static_cast<uint32_t>(g.num_dotted());
+  const size_t begin = sets_[origin].items_begin, end = sets_[origin + 1].items_begin;
+  for (size_t k = begin; k < end; ++k) {
+    const uint32_t d2 = item_dotted(items_[k]);
+    if (d2 < num_dotted) {
+      if (g.next_symbol(d2) == lhs) add_item(g.advance(d2), item_origin(items_[k]));
+      continue;
+    }
+    unordered_.advance(g, d2 - num_dotted, lhs, advance_scratch_);
+    for (uint32_t next : advance_scratch_) add_item(num_dotted + next, item_origin(items_[k]));
+  }
+}
+
+// A dynamic item: predict what its state waits on; an `after` state that may finish
+// completes the Unordered nonterminal (its items are not nullable, so origin < pos).
+void Matcher::close_dynamic(uint32_t state, uint32_t origin, uint32_t pos) {
+  const CompiledGrammar& g = *grammar_;
+  if (origin != pos && unordered_.can_finish(g, state)) {
+    complete(g.unordered_rule(unordered_.state(state).rule).nonterminal, origin);
+  }
+  unordered_.expected(g, state, expected_scratch_);
+  for (int32_t sym : expected_scratch_) {
+    for (uint32_t p : g.predictions(sym)) add_item(p, pos);
+    const int32_t rule = g.unordered_of(sym);
+    if (rule >= 0) add_item(static_cast<uint32_t>(g.num_dotted()) + unordered_.start(g, rule), pos);
   }
 }
 

@@ -56,6 +56,7 @@ class CompiledGrammar:
         productions: list[list[int]],
         start: int,
         limits: MatcherLimits,
+        unordered: list[list[int]] = ...,
     ) -> None: ...
     @property
     def num_terminals(self) -> int: ...

@@ -11,6 +11,7 @@ expression (:data:`Expr`) over **bytes**:
 ``Ref(name)``          the language of another rule; recursion is allowed
 ``Special(token_id)``  one special token, matched by token id, never by bytes
 ``Automaton(states)``  a regular language given as a finite automaton over bytes
+``Unordered(...)``     items in any order, each at most once, between separators
 =====================  ==========================================================
 
 Front-ends never decide what is a "lexeme": the compiler finds the regular parts of
@@ -39,6 +40,7 @@ __all__ = [
     "Repeat",
     "Seq",
     "Special",
+    "Unordered",
     "alt",
     "codepoints",
     "literal",
@@ -142,7 +144,36 @@ class Automaton:
                     raise ValueError("automaton edges are (Bytes, target state) pairs")
 
 
-Expr = Bytes | Seq | Alt | Repeat | Ref | Special | Automaton
+@dataclass(frozen=True)
+class Unordered:
+    """Items in any order, each at most once, with ``separator`` between two of them.
+
+    The language is every ``x1 sep x2 sep ... sep xk`` (``k >= 0``) where each ``xj`` is a
+    string of a *distinct* item, or of ``repeatable`` (which may occur any number of
+    times); every item in ``required`` occurs, and ``min_count <= k <= max_count``.
+    A JSON object whose members may come in any order is the motivating case: the items
+    are the declared members, ``repeatable`` the additional ones.
+
+    As a context-free grammar this needs one rule per subset of items (2^n); the matcher
+    instead tracks the set of items already written in its parse state, so n may be large.
+    Items, ``repeatable`` and ``separator`` must not derive the empty string.
+    """
+
+    items: tuple[Expr, ...]
+    separator: Expr
+    required: frozenset[int] = frozenset()
+    repeatable: Expr | None = None
+    min_count: int = 0
+    max_count: int | None = None
+
+    def __post_init__(self) -> None:
+        if any(not 0 <= i < len(self.items) for i in self.required):
+            raise ValueError("required indices must name items")
+        if self.min_count < 0 or (self.max_count is not None and self.max_count < self.min_count):
+            raise ValueError(f"bad count bounds [{self.min_count}, {self.max_count}]")
+
+
+Expr = Bytes | Seq | Alt | Repeat | Ref | Special | Automaton | Unordered
 
 EMPTY: Expr = Seq(())
 NOTHING: Expr = Alt(())

@@ -1,7 +1,7 @@
 """Hypothesis-generated grammars and inputs: engine masks == oracle masks, token for token.
 
 Grammars are random IR over a three-letter alphabet with recursion, nullable rules, left
-recursion, bounded and unbounded repetition and special tokens; the vocabulary is every
+recursion, bounded and unbounded repetition, ``Unordered`` item sets and special tokens; the vocabulary is every
 string of one to three letters plus specials, so token boundaries fall everywhere.
 """
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tests.oracle import Oracle
 from tokensieve import EmptyLanguageError, NoTokenAllowed
 from tokensieve.compiler import Compiler
-from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
+from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
 from tokensieve.matcher import Matcher
 from tokensieve.vocabulary import Vocabulary
 
@@ -71,9 +71,32 @@ def exprs() -> st.SearchStrategy[Expr]:
             st.lists(children, min_size=1, max_size=3).map(lambda xs: Seq(tuple(xs))),
             st.lists(children, min_size=1, max_size=3).map(lambda xs: Alt(tuple(xs))),
             st.tuples(children, bounds).map(lambda t: Repeat(t[0], t[1][0], t[1][1])),
+            unordered(children),
         )
 
     return st.recursive(leaves, extend, max_leaves=8)
+
+
+def unordered(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+    """Unordered item sets; items, the repeatable item and the separator start with a byte
+    (they must not derive the empty string)."""
+    solid = st.tuples(byte_sets(), children).map(lambda t: Seq(t))
+
+    def build(
+        items: list[Expr], sep: Expr, required: list[int], rest: Expr | None, lo: int, extra: int | None
+    ) -> Expr:
+        hi = None if extra is None else lo + extra
+        return Unordered(tuple(items), sep, frozenset(r % len(items) for r in required), rest, lo, hi)
+
+    return st.builds(
+        build,
+        st.lists(solid, min_size=1, max_size=4),
+        st.one_of(byte_sets(), solid),
+        st.lists(st.integers(0, 3), max_size=2),
+        st.one_of(st.none(), solid),
+        st.integers(0, 2),
+        st.one_of(st.none(), st.integers(0, 3)),
+    )
 
 
 grammars = st.lists(exprs(), min_size=3, max_size=3).map(

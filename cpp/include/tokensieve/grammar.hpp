@@ -4,6 +4,9 @@
 // Productions are numbered; a *dotted rule* (production, dot position) gets a dense id so
 // that an Earley item is just (dotted id, origin position). Production 0 is the augmented
 // start rule S' -> S added here.
+//
+// An *Unordered* nonterminal (unordered.hpp) has no productions: the matcher moves through
+// its dynamic states instead.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -13,6 +16,7 @@
 #include "tokensieve/dfa.hpp"
 #include "tokensieve/token_index.hpp"
 #include "tokensieve/token_trie.hpp"
+#include "tokensieve/unordered.hpp"
 
 namespace tokensieve {
 
@@ -38,7 +42,8 @@ class CompiledGrammar {
   // `productions[i]` = {lhs, rhs...}. Unproductive symbols are removed; an empty language throws
   // Error(EmptyLanguage).
   CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::vector<Terminal> terminals, int32_t num_nonterminals,
-                  const std::vector<std::vector<int32_t>>& productions, int32_t start, MatcherLimits limits);
+                  const std::vector<std::vector<int32_t>>& productions, int32_t start, MatcherLimits limits,
+                  std::vector<UnorderedRule> unordered = {});
 
   const Vocabulary& vocab() const { return *vocab_; }
   const std::shared_ptr<const Vocabulary>& vocab_ptr() const { return vocab_; }
@@ -58,6 +63,9 @@ class CompiledGrammar {
   // Terminal indices for a special token id (usually zero or one).
   const std::vector<int32_t>& special_terminals(uint32_t token_id) const;
   bool mentions_special(uint32_t token_id) const;
+  // Index into unordered rules of an Unordered nonterminal, or -1.
+  int32_t unordered_of(int32_t nonterminal) const { return unordered_of_[nonterminal]; }
+  const UnorderedRule& unordered_rule(int32_t index) const { return unordered_[index]; }
 
   size_t memory_bytes() const;
   int32_t num_productions() const { return num_productions_; }
@@ -72,6 +80,8 @@ class CompiledGrammar {
   std::vector<std::vector<uint32_t>> predictions_;  // per nonterminal: dotted ids with dot 0
   std::vector<uint8_t> nullable_;               // per nonterminal
   std::vector<std::pair<uint32_t, std::vector<int32_t>>> specials_;  // token id -> terminals
+  std::vector<UnorderedRule> unordered_;
+  std::vector<int32_t> unordered_of_;  // per nonterminal
   int32_t num_productions_ = 0;
 };
 

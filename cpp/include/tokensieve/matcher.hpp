@@ -16,6 +16,9 @@
 // the per-state index (token_index.hpp) in one OR; the tokens that end t part-way are judged
 // by completing t once and walking the small trie of their suffixes, one chart set per byte,
 // popping on the way back; a dead byte prunes the whole subtree.
+//
+// Unordered nonterminals (unordered.hpp) add *dynamic items*: their dotted id is
+// num_dotted() + an UnorderedTable state id, and closure() moves them by the table's rules.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -79,6 +82,9 @@ class Matcher {
   void truncate(size_t num_sets);
   void add_item(uint32_t dotted, uint32_t origin);
   void closure();
+  // Advances the items of set `origin` that wait on nonterminal `lhs`, completed at the top set.
+  void complete(int32_t lhs, uint32_t origin);
+  void close_dynamic(uint32_t state, uint32_t origin, uint32_t pos);
   void dedupe_scans();
   bool scan_byte(uint8_t byte);
   bool scan_special(uint32_t token_id);
@@ -93,6 +99,9 @@ class Matcher {
   std::vector<Set> sets_;
   std::vector<HistoryEntry> history_;
   bool terminated_ = false;
+  UnorderedTable unordered_;
+  std::vector<int32_t> expected_scratch_;
+  std::vector<uint32_t> advance_scratch_;
 
   // Per-set duplicate detection: open addressing with generation stamps (no clearing).
   std::vector<uint64_t> seen_keys_;

@@ -145,6 +145,7 @@ def compile_grammar(
             lowered.productions,
             lowered.start,
             _native_limits(limits),
+            lowered.unordered,
         )
     except EmptyLanguageError as e:
         raise EmptyLanguageError(f"{source}: {e}") from None

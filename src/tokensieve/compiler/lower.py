@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GrammarSyntaxError, LimitExceeded
-from ..ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special
+from ..ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
 from ..limits import Limits
 
 __all__ = ["LoweredGrammar", "lower", "regex_program"]
@@ -47,6 +47,9 @@ class LoweredGrammar:
     num_nonterminals: int = 0
     start: int = 0
     nonterminal_names: list[str] = field(default_factory=list)
+    # One row per Unordered nonterminal (cpp/include/tokensieve/unordered.hpp):
+    # [nonterminal, separator, repeatable or -1, min_count, max_count or -1, n, items..., required...]
+    unordered: list[list[int]] = field(default_factory=list)
 
 
 def regex_program(expr: Expr, rules: dict[str, Expr] | None = None) -> list[int]:
@@ -159,6 +162,9 @@ def _refs(expr: Expr, memo: dict[int, frozenset[str]]) -> frozenset[str]:
         found = frozenset().union(*(_refs(it, memo) for it in expr.items))
     elif isinstance(expr, Repeat):
         found = _refs(expr.item, memo)
+    elif isinstance(expr, Unordered):
+        parts = (*expr.items, expr.separator, *(() if expr.repeatable is None else (expr.repeatable,)))
+        found = frozenset().union(*(_refs(it, memo) for it in parts))
     else:
         found = frozenset()
     memo[id(expr)] = found
@@ -194,8 +200,8 @@ class _Lowering:
         self.keep_alive.append(expr)
         if isinstance(expr, (Bytes, Automaton)):
             result = True
-        elif isinstance(expr, Special):
-            result = False
+        elif isinstance(expr, (Special, Unordered)):
+            result = False  # Unordered is regular in theory, but its automaton has 2^n states
         elif isinstance(expr, Ref):
             result = expr.name not in self.recursive and self.is_regular(self.rule_body(expr.name))
         elif isinstance(expr, (Seq, Alt)):
@@ -330,6 +336,8 @@ class _Lowering:
             return [self.rule_symbol(expr.name)]
         if isinstance(expr, Special):
             return [self.special(expr.token_id)]
+        if isinstance(expr, Unordered):
+            return [self.unordered_symbol(expr)]
         return [self.expr_symbol(expr)]
 
     def seq_symbols(self, items: tuple[Expr, ...]) -> list[int]:
@@ -379,6 +387,32 @@ class _Lowering:
             self.expr_nt[id(expr)] = nt
         else:  # Bytes and Automaton are regular: they became terminals or raised LimitExceeded
             raise AssertionError("regular leaves are always terminals")
+        return nt
+
+    def unordered_symbol(self, expr: Unordered) -> int:
+        """A nonterminal without productions, described to the matcher by a row of
+        ``LoweredGrammar.unordered``: the matcher tracks which items were written."""
+        nt = self.expr_nt.get(id(expr))
+        if nt is not None:
+            return nt
+        self.keep_alive.append(expr)
+        nt = self.new_nonterminal("unordered")
+        self.expr_nt[id(expr)] = nt
+        items = [self.single_nonterminal(it, "item") for it in expr.items]
+        separator = self.single_nonterminal(expr.separator, "separator")
+        rest = -1 if expr.repeatable is None else self.single_nonterminal(expr.repeatable, "repeatable")
+        max_count = -1 if expr.max_count is None else expr.max_count
+        row = [nt, separator, rest, expr.min_count, max_count, len(items), *items, *sorted(expr.required)]
+        self.out.unordered.append(row)
+        return nt
+
+    def single_nonterminal(self, expr: Expr, hint: str) -> int:
+        """One nonterminal deriving ``expr`` (a new one unless ``expr`` already lowers to one)."""
+        syms = self.symbols(expr)
+        if len(syms) == 1 and syms[0] >= 0:
+            return syms[0]
+        nt = self.new_nonterminal(hint)
+        self.add_production(nt, syms)
         return nt
 
     def repeat_symbol(self, expr: Repeat) -> int:

@@ -6,7 +6,6 @@ import pytest
 
 from tokensieve.errors import UnsupportedSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
-from tokensieve.frontends.json_schema.objects import MAX_ANY_ORDER_PROPERTIES
 
 from .helpers import Raw, check
 
@@ -32,15 +31,6 @@ def test_any_order_exact_set() -> None:
         [{"age": 1}, Raw('{"name": "a", "name": "b"}'), Raw('{"age": 1, "name": "a", "age": 2}')],
         property_order="any",
     )
-
-
-def test_any_order_bound() -> None:
-    n = MAX_ANY_ORDER_PROPERTIES + 1
-    schema = {"properties": {f"p{i}": {} for i in range(n)}}
-    with pytest.raises(UnsupportedSchemaError) as info:
-        json_schema_to_grammar(schema, property_order="any")
-    assert info.value.keyword == "properties"
-    json_schema_to_grammar(schema)  # declared order has no such bound
 
 
 def test_additional_keys_exclude_declared_names_in_every_spelling() -> None:

@@ -13,11 +13,12 @@ sneak in as an "additional" key), further split by which ``patternProperties`` m
   is a deliberate restriction of JSON's unordered objects: generation writes fields in
   the order the schema author chose.
 - ``"any"``: members in any order, each declared property at most once, the required
-  ones present before ``}``. The grammar tracks the set of declared properties already
-  written: one rule per reachable set (2^n for n properties), so n is bounded by
-  :data:`MAX_ANY_ORDER_PROPERTIES`; beyond it the conversion fails with
-  ``keyword="properties"``. Additional keys are not tracked, so a grammar cannot forbid a
-  *repeated additional* key (JSON objects with duplicate keys are not instances anyway).
+  ones present before ``}``, the member count within ``minProperties``/``maxProperties``.
+  This is an :class:`~tokensieve.ir.Unordered` node: the matcher tracks the set of
+  declared properties already written in its parse state (no 2^n rules), so objects may
+  declare any number of properties. Additional keys are not tracked, so a grammar cannot
+  forbid a *repeated additional* key (JSON objects with duplicate keys are not instances
+  anyway).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import EMPTY, NOTHING, Alt, Expr, Ref, Repeat, Seq, alt, literal, seq
+from ...ir import EMPTY, NOTHING, Alt, Expr, Repeat, Seq, Unordered, alt, literal, seq
 from ..json_value import json_string
 from . import composition
 from .keywords import count_keyword
@@ -38,10 +39,7 @@ from .strings import StringSpec, json_literal_string, string_expr
 if TYPE_CHECKING:
     from .converter import Converter
 
-__all__ = ["MAX_ANY_ORDER_PROPERTIES", "Member", "any_object", "member_rule", "object_expr", "object_value"]
-
-MAX_ANY_ORDER_PROPERTIES = 10
-"""Most declared properties an ``"any"``-order object may have (2^n grammar states)."""
+__all__ = ["Member", "any_object", "member_rule", "object_expr", "object_value"]
 
 _MAX_PATTERN_REGIONS = 4  # patternProperties regions = subsets of patterns: 2^k
 
@@ -314,7 +312,7 @@ def object_expr(
     if max_props is not None and (min_props > max_props or sum(m.required for m in members) > max_props):
         return NOTHING
     if order == "any" and (len(members) > 1 or (members and extras)):
-        return _any_order(conv, members, extras, min_props, max_props, hint, pointer)
+        return _any_order(conv, members, extras, min_props, max_props)
     return _declared_order(conv, members, extras, min_props, max_props)
 
 
@@ -388,58 +386,21 @@ def _declared_order(
 
 
 def _any_order(
-    conv: Converter,
-    members: list[Member],
-    extras: list[Expr],
-    min_props: int,
-    max_props: int | None,
-    hint: str,
-    pointer: str,
+    conv: Converter, members: list[Member], extras: list[Expr], min_props: int, max_props: int | None
 ) -> Expr:
-    n = len(members)
-    if n > MAX_ANY_ORDER_PROPERTIES:
-        raise UnsupportedSchemaError(
-            f'property_order="any" with {n} properties needs 2^{n} grammar states (at most '
-            f'{MAX_ANY_ORDER_PROPERTIES} properties); use property_order="declared"',
-            keyword="properties",
-            pointer=pointer,
+    """Members in any order: an :class:`~tokensieve.ir.Unordered` set whose items are the
+    declared members and whose repeatable item is any additional member."""
+    options = []
+    if min_props == 0 and not any(m.required for m in members):
+        options.append(seq(literal("{"), conv.ws, literal("}")))
+    if max_props != 0:
+        body = Unordered(
+            items=tuple(m.key for m in members),
+            separator=seq(conv.ws, literal(","), conv.ws),
+            required=frozenset(i for i, m in enumerate(members) if m.required),
+            repeatable=alt(*extras) if extras else None,
+            min_count=max(min_props, 1),  # the empty object is the option above
+            max_count=max_props,
         )
-    sep = seq(conv.ws, literal(","), conv.ws)
-    extra = alt(*extras) if extras else None
-    required = sum(1 << i for i, m in enumerate(members) if m.required)
-    cap = max_props if max_props is not None else min_props
-    names: dict[tuple[int, int], Ref] = {}
-
-    def done(mask: int, e: int) -> bool:
-        count = bin(mask).count("1") + e
-        return (
-            mask & required == required and count >= min_props and (max_props is None or count <= max_props)
-        )
-
-    def state(mask: int, e: int) -> Ref:
-        """Members written: the declared ones in ``mask`` and ``e`` additional ones (capped)."""
-        key = (mask, e)
-        if key not in names:
-            name = conv.fresh_name(f"{hint}_any")
-            conv.grammar.rules[name] = NOTHING
-            names[key] = Ref(name)
-            conv.grammar.rules[name] = alt(
-                *_steps(mask, e, sep), *([seq(conv.ws, literal("}"))] if done(mask, e) else [])
-            )
-        return names[key]
-
-    def _steps(mask: int, e: int, lead: Expr) -> list[Expr]:
-        count = bin(mask).count("1") + e
-        if max_props is not None and count >= max_props:
-            return []
-        out = [seq(lead, m.key, state(mask | 1 << i, e)) for i, m in enumerate(members) if not mask >> i & 1]
-        if extra is not None:
-            ne = e + 1 if max_props is not None else min(e + 1, cap)
-            out.append(seq(lead, extra, state(mask, ne)))
-        return out
-
-    options = _steps(0, 0, EMPTY)
-    start = seq(literal("{"), conv.ws, alt(*options)) if options else NOTHING
-    if done(0, 0):
-        start = alt(start, seq(literal("{"), conv.ws, literal("}")))
-    return start
+        options.append(seq(literal("{"), conv.ws, body, conv.ws, literal("}")))
+    return alt(*options) if options else NOTHING

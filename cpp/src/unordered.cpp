@@ -1,0 +1,137 @@
+#include "tokensieve/unordered.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "tokensieve/grammar.hpp"
+
+namespace tokensieve {
+
+namespace {
+
+inline bool test_bit(const uint64_t* bits, size_t i) { return (bits[i >> 6] >> (i & 63)) & 1; }
+
+// popcount(a & ~b) over `words` words.
+inline int64_t count_missing(const uint64_t* a, const uint64_t* b, size_t words) {
+  int64_t n = 0;
+  for (size_t w = 0; w < words; ++w) n += __builtin_popcountll(a[w] & ~b[w]);
+  return n;
+}
+
+}  // namespace
+
+bool UnorderedRule::productive() const {
+  const size_t n = words();
+  int64_t required_count = 0, usable_count = 0;
+  for (size_t w = 0; w < n; ++w) {
+    if (required[w] & ~usable[w]) return false;
+    required_count += __builtin_popcountll(required[w]);
+    usable_count += __builtin_popcountll(usable[w]);
+  }
+  const int64_t lo = std::max<int64_t>(required_count, min_count);
+  if (effective_max >= 0 && lo > effective_max) return false;
+  return repeatable_usable || lo <= usable_count;
+}
+
+uint32_t UnorderedTable::intern(int32_t rule, bool after, uint32_t count, const uint64_t* bits, size_t words) {
+  std::string key(sizeof(int32_t) + 1 + sizeof(uint32_t) + words * sizeof(uint64_t), '\0');
+  char* p = key.data();
+  std::memcpy(p, &rule, sizeof rule);
+  p[sizeof rule] = after ? 1 : 0;
+  std::memcpy(p + sizeof rule + 1, &count, sizeof count);
+  if (words) std::memcpy(p + sizeof rule + 1 + sizeof count, bits, words * sizeof(uint64_t));
+  auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<uint32_t>(states_.size()));
+  if (inserted) {
+    states_.push_back({rule, after, count, static_cast<uint32_t>(bits_.size())});
+    bits_.insert(bits_.end(), bits, bits + words);
+  }
+  return it->second;
+}
+
+uint32_t UnorderedTable::start(const CompiledGrammar& g, int32_t rule) {
+  scratch_.assign(g.unordered_rule(rule).words(), 0);
+  return intern(rule, false, 0, scratch_.data(), scratch_.size());
+}
+
+bool UnorderedTable::viable(const UnorderedRule& r, const uint64_t* bits, uint32_t count) const {
+  const size_t n = r.words();
+  const int64_t need = count_missing(r.required.data(), bits, n);
+  if (r.effective_max >= 0 && static_cast<int64_t>(count) + need > r.effective_max) return false;
+  // Then the required items fit; repeatable items (if any) fill up to min_count <= max.
+  if (r.repeatable_usable) return true;
+  return static_cast<int64_t>(count) + count_missing(r.usable.data(), bits, n) >= r.min_count;
+}
+
+uint32_t UnorderedTable::next_count(const UnorderedRule& r, uint32_t count) const {
+  return std::min(count + 1, r.count_cap);
+}
+
+bool UnorderedTable::item_allowed(const UnorderedRule& r, const uint64_t* bits, uint32_t count, size_t i) const {
+  if (test_bit(bits, i) || !test_bit(r.usable.data(), i)) return false;
+  if (r.effective_max >= 0 && static_cast<int64_t>(count) >= r.effective_max) return false;
+  // The state after item i: `bits` plus i. Only i's bit changes, so adjust the counts.
+  const size_t n = r.words();
+  int64_t need = count_missing(r.required.data(), bits, n) - (test_bit(r.required.data(), i) ? 1 : 0);
+  const int64_t after = static_cast<int64_t>(count) + 1;
+  if (r.effective_max >= 0 && after + need > r.effective_max) return false;
+  if (r.repeatable_usable) return true;
+  return after + count_missing(r.usable.data(), bits, n) - 1 >= r.min_count;
+}
+
+bool UnorderedTable::repeatable_allowed(const UnorderedRule& r, const uint64_t* bits, uint32_t count) const {
+  if (!r.repeatable_usable) return false;
+  if (r.effective_max >= 0 && static_cast<int64_t>(count) >= r.effective_max) return false;
+  return viable(r, bits, count + 1);
+}
+
+bool UnorderedTable::can_finish(const CompiledGrammar& g, uint32_t id) const {
+  const State& s = states_[id];
+  if (!s.after) return false;
+  const UnorderedRule& r = g.unordered_rule(s.rule);
+  return count_missing(r.required.data(), bits_.data() + s.bits, r.words()) == 0 &&
+         static_cast<int64_t>(s.count) >= r.min_count;
+}
+
+void UnorderedTable::expected(const CompiledGrammar& g, uint32_t id, std::vector<int32_t>& out) const {
+  out.clear();
+  const State& s = states_[id];
+  const UnorderedRule& r = g.unordered_rule(s.rule);
+  const uint64_t* bits = bits_.data() + s.bits;
+  bool any = repeatable_allowed(r, bits, s.count);
+  if (!s.after && any) out.push_back(r.repeatable);
+  for (size_t i = 0; i < r.items.size() && !(s.after && any); ++i) {
+    if (!item_allowed(r, bits, s.count, i)) continue;
+    any = true;
+    if (!s.after) out.push_back(r.items[i]);
+  }
+  if (s.after && any) out.push_back(r.separator);
+}
+
+void UnorderedTable::advance(const CompiledGrammar& g, uint32_t id, int32_t sym, std::vector<uint32_t>& out) {
+  out.clear();
+  const State s = states_[id];  // a copy: interning may reallocate states_
+  const UnorderedRule& r = g.unordered_rule(s.rule);
+  const size_t n = r.words();
+  scratch_.assign(bits_.begin() + s.bits, bits_.begin() + s.bits + n);
+  if (s.after) {
+    if (sym != r.separator) return;
+    bool any = repeatable_allowed(r, scratch_.data(), s.count);
+    for (size_t i = 0; i < r.items.size() && !any; ++i) any = item_allowed(r, scratch_.data(), s.count, i);
+    if (any) out.push_back(intern(s.rule, false, s.count, scratch_.data(), n));
+    return;
+  }
+  if (sym == r.repeatable && repeatable_allowed(r, scratch_.data(), s.count)) {
+    out.push_back(intern(s.rule, true, next_count(r, s.count), scratch_.data(), n));
+  }
+  auto range = std::equal_range(r.item_of_symbol.begin(), r.item_of_symbol.end(), std::make_pair(sym, INT32_MIN),
+                                [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto it = range.first; it != range.second; ++it) {
+    const size_t i = static_cast<size_t>(it->second);
+    if (!item_allowed(r, scratch_.data(), s.count, i)) continue;
+    std::vector<uint64_t> next(scratch_);
+    next[i >> 6] |= uint64_t{1} << (i & 63);
+    out.push_back(intern(s.rule, true, next_count(r, s.count), next.data(), n));
+  }
+}
+
+}  // namespace tokensieve
