@@ -41,7 +41,8 @@ void bind_grammar(nb::module_& m) {
       .def(nb::init<>())
       .def_rw("max_mask_work", &MatcherLimits::max_mask_work)
       .def_rw("max_accept_work", &MatcherLimits::max_accept_work)
-      .def_rw("max_jump_forward_bytes", &MatcherLimits::max_jump_forward_bytes);
+      .def_rw("max_jump_forward_bytes", &MatcherLimits::max_jump_forward_bytes)
+      .def_rw("mask_cache_bytes", &MatcherLimits::mask_cache_bytes);
 
   nb::class_<TokenSlice>(m, "TokenSlice")
       .def(

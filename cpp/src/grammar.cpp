@@ -146,6 +146,10 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
     add_production(p[0], p.data() + 1, p.size() - 1);
   }
 
+  if (limits_.mask_cache_bytes > 0) {
+    mask_cache_ = std::make_unique<MaskCache>(static_cast<size_t>(limits_.mask_cache_bytes));
+  }
+
   for (int32_t t = 0; t < t_count; ++t) {
     if (terminals_[t].dfa != nullptr) continue;
     uint32_t id = static_cast<uint32_t>(terminals_[t].special_token);
@@ -174,6 +178,7 @@ bool CompiledGrammar::mentions_special(uint32_t token_id) const { return !specia
 
 size_t CompiledGrammar::memory_bytes() const {
   size_t n = sizeof(*this) + 8 * next_symbol_.capacity();
+  if (mask_cache_) n += mask_cache_->memory_bytes();
   for (const auto& p : predictions_) n += 4 * p.capacity() + sizeof(p);
   for (const auto& t : terminals_) {
     if (t.dfa) n += t.dfa->memory_bytes();

@@ -47,7 +47,7 @@ void Matcher::start_chart() {
 void Matcher::reset() { start_chart(); }
 
 void Matcher::push_set() {
-  sets_.push_back({static_cast<uint32_t>(items_.size()), static_cast<uint32_t>(scans_.size()), false});
+  sets_.push_back({static_cast<uint32_t>(items_.size()), static_cast<uint32_t>(scans_.size()), false, 0});
   ++stamp_;
   if (stamp_ == 0) {  // wrapped: clear stamps once every 4 billion sets
     std::fill(seen_stamp_.begin(), seen_stamp_.end(), 0);
@@ -252,6 +252,19 @@ void Matcher::fill_mask(uint32_t* words, size_t num_words) {
     for (uint32_t e : vocab.eos_ids()) allow(e);
     return;
   }
+  MaskCache* cache = grammar_->mask_cache();
+  uint64_t sig = 0;
+  if (cache != nullptr) {
+    sig = signature(*cache, sets_.size() - 1);
+    if (cache->lookup(sig, words, needed)) return;
+  }
+  compute_mask(words, needed);
+  if (cache != nullptr) cache->store(sig, words, needed);
+}
+
+void Matcher::compute_mask(uint32_t* words, size_t needed) {
+  const Vocabulary& vocab = grammar_->vocab();
+  auto allow = [words](uint32_t id) { words[id >> 5] |= 1u << (id & 31); };
   if (sets_.back().accepting) {
     for (uint32_t e : vocab.eos_ids()) allow(e);
   }
@@ -296,6 +309,63 @@ void Matcher::fill_mask(uint32_t* words, size_t num_words) {
     throw Error(ErrorKind::NoTokenAllowed,
                 "no token is allowed here: the grammar needs bytes that no token of this vocabulary provides");
   }
+}
+
+
+// Signatures (mask_cache.hpp), computed for the sets that origins lead to first, with an
+// explicit stack: origin chains are as long as the input is deeply nested.
+uint64_t Matcher::signature(MaskCache& cache, size_t top) {
+  const CompiledGrammar& g = *grammar_;
+  const uint32_t num_dotted = static_cast<uint32_t>(g.num_dotted());
+  std::vector<size_t> stack = {top};
+  while (!stack.empty()) {
+    const size_t j = stack.back();
+    if (sets_[j].signature != 0) {
+      stack.pop_back();
+      continue;
+    }
+    const size_t items_end = j + 1 < sets_.size() ? sets_[j + 1].items_begin : items_.size();
+    const size_t scans_end = j + 1 < sets_.size() ? sets_[j + 1].scans_begin : scans_.size();
+    bool missing = false;
+    auto need = [&](uint32_t origin) {
+      if (origin != j && sets_[origin].signature == 0) {
+        stack.push_back(origin);
+        missing = true;
+      }
+    };
+    for (size_t k = sets_[j].items_begin; k < items_end; ++k) need(item_origin(items_[k]));
+    for (size_t k = sets_[j].scans_begin; k < scans_end; ++k) need(scans_[k].origin);
+    if (missing) continue;
+    // What decides the future: items waiting on a nonterminal (later completions advance
+    // them), dynamic items, scans, and whether the position accepts. Origins by signature.
+    auto origin_sig = [&](uint32_t origin) { return origin == j ? uint64_t{0} : sets_[origin].signature; };
+    auto& parts = signature_scratch_;
+    parts.clear();
+    for (size_t k = sets_[j].items_begin; k < items_end; ++k) {
+      const uint32_t dotted = item_dotted(items_[k]);
+      const uint64_t o = origin_sig(item_origin(items_[k]));
+      if (dotted >= num_dotted) {
+        uint64_t id = cache.intern_dynamic(unordered_.key(g, dotted - num_dotted));
+        parts.push_back({(uint64_t{1} << 63) | id, o});
+      } else if (g.next_symbol(dotted) >= 0) {
+        parts.push_back({dotted, o});
+      }
+    }
+    std::sort(parts.begin(), parts.end());
+    const size_t num_items = parts.size();
+    for (size_t k = sets_[j].scans_begin; k < scans_end; ++k) {
+      const Scan& sc = scans_[k];
+      parts.push_back({(static_cast<uint64_t>(sc.dotted) << 32) | static_cast<uint32_t>(sc.state), origin_sig(sc.origin)});
+    }
+    std::sort(parts.begin() + static_cast<std::ptrdiff_t>(num_items), parts.end());
+    std::string description((2 * parts.size() + 2) * sizeof(uint64_t), '\0');
+    uint64_t head[2] = {num_items, sets_[j].accepting ? uint64_t{1} : uint64_t{0}};
+    std::memcpy(description.data(), head, sizeof head);
+    if (!parts.empty()) std::memcpy(description.data() + sizeof head, parts.data(), parts.size() * 2 * sizeof(uint64_t));
+    sets_[j].signature = cache.intern(description);
+    stack.pop_back();
+  }
+  return sets_[top].signature;
 }
 
 // Depth-first over the trie nodes [first, end) (a whole subtree, or the whole trie from 1) from

@@ -33,13 +33,27 @@ bool UnorderedRule::productive() const {
   return repeatable_usable || lo <= usable_count;
 }
 
-uint32_t UnorderedTable::intern(int32_t rule, bool after, uint32_t count, const uint64_t* bits, size_t words) {
+namespace {
+
+std::string state_key(int32_t rule, bool after, uint32_t count, const uint64_t* bits, size_t words) {
   std::string key(sizeof(int32_t) + 1 + sizeof(uint32_t) + words * sizeof(uint64_t), '\0');
   char* p = key.data();
   std::memcpy(p, &rule, sizeof rule);
   p[sizeof rule] = after ? 1 : 0;
   std::memcpy(p + sizeof rule + 1, &count, sizeof count);
   if (words) std::memcpy(p + sizeof rule + 1 + sizeof count, bits, words * sizeof(uint64_t));
+  return key;
+}
+
+}  // namespace
+
+std::string UnorderedTable::key(const CompiledGrammar& g, uint32_t id) const {
+  const State& s = states_[id];
+  return state_key(s.rule, s.after, s.count, bits_.data() + s.bits, g.unordered_rule(s.rule).words());
+}
+
+uint32_t UnorderedTable::intern(int32_t rule, bool after, uint32_t count, const uint64_t* bits, size_t words) {
+  std::string key = state_key(rule, after, count, bits, words);
   auto [it, inserted] = index_.try_emplace(std::move(key), static_cast<uint32_t>(states_.size()));
   if (inserted) {
     states_.push_back({rule, after, count, static_cast<uint32_t>(bits_.size())});

@@ -45,6 +45,7 @@ class MatcherLimits:
     max_mask_work: int
     max_accept_work: int
     max_jump_forward_bytes: int
+    mask_cache_bytes: int
     def __init__(self) -> None: ...
 
 class CompiledGrammar:

@@ -42,6 +42,9 @@ class Limits:
     Cache:
 
     - ``cache_bytes``: memory the :class:`Compiler` cache may hold for compiled grammars.
+    - ``mask_cache_bytes``: memory each compiled grammar may use to remember masks by parser
+      state (shared by its matchers; cleared when full). Masks for a 128k vocabulary are
+      16 KiB each.
     """
 
     max_terminal_states: int = 2_000
@@ -54,6 +57,7 @@ class Limits:
     max_accept_work: int = 5_000_000
     max_jump_forward_bytes: int = 4_096
     cache_bytes: int = 512 * 1024 * 1024
+    mask_cache_bytes: int = 32 * 1024 * 1024
 
     def __post_init__(self) -> None:
         for name, value in self.__dict__.items():

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "tokensieve/dfa.hpp"
+#include "tokensieve/mask_cache.hpp"
 #include "tokensieve/token_index.hpp"
 #include "tokensieve/token_trie.hpp"
 #include "tokensieve/unordered.hpp"
@@ -33,6 +34,8 @@ struct MatcherLimits {
   int64_t max_accept_work = 5'000'000;
   // Bytes jump_forward() returns at most.
   int32_t max_jump_forward_bytes = 4096;
+  // Bytes the grammar's shared mask cache (mask_cache.hpp) may hold; 0 disables it.
+  int64_t mask_cache_bytes = 32 << 20;
 };
 
 class CompiledGrammar {
@@ -67,6 +70,10 @@ class CompiledGrammar {
   int32_t unordered_of(int32_t nonterminal) const { return unordered_of_[nonterminal]; }
   const UnorderedRule& unordered_rule(int32_t index) const { return unordered_[index]; }
 
+  // Masks by parser-state signature, shared by this grammar's matchers (internally synchronized:
+  // the one mutable part of a compiled grammar); null when disabled.
+  MaskCache* mask_cache() const { return mask_cache_.get(); }
+
   size_t memory_bytes() const;
   int32_t num_productions() const { return num_productions_; }
   int32_t num_dotted() const { return static_cast<int32_t>(next_symbol_.size()); }
@@ -83,6 +90,7 @@ class CompiledGrammar {
   std::vector<UnorderedRule> unordered_;
   std::vector<int32_t> unordered_of_;  // per nonterminal
   int32_t num_productions_ = 0;
+  std::unique_ptr<MaskCache> mask_cache_;
 };
 
 }  // namespace tokensieve

@@ -71,6 +71,7 @@ class Matcher {
     uint32_t items_begin;
     uint32_t scans_begin;
     bool accepting;
+    uint64_t signature;  // mask_cache.hpp; 0 until computed
   };
   struct HistoryEntry {
     uint32_t num_sets;  // chart size before the entry
@@ -90,6 +91,9 @@ class Matcher {
   bool scan_special(uint32_t token_id);
   void walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t base_depth, uint32_t* words);
   bool top_viable() const;
+  // The signature of a complete chart set (and of the sets its items start in).
+  uint64_t signature(MaskCache& cache, size_t set);
+  void compute_mask(uint32_t* words, size_t num_words);
   void grow_seen();
   void charge(int64_t limit, const char* what);
 
@@ -102,6 +106,7 @@ class Matcher {
   UnorderedTable unordered_;
   std::vector<int32_t> expected_scratch_;
   std::vector<uint32_t> advance_scratch_;
+  std::vector<std::pair<uint64_t, uint64_t>> signature_scratch_;
 
   // Per-set duplicate detection: open addressing with generation stamps (no clearing).
   std::vector<uint64_t> seen_keys_;

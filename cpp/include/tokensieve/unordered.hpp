@@ -63,6 +63,8 @@ class UnorderedTable {
   // The state before the first item.
   uint32_t start(const CompiledGrammar& g, int32_t rule);
   const State& state(uint32_t id) const { return states_[id]; }
+  // The state's content as bytes (the same in every matcher; ids are per matcher).
+  std::string key(const CompiledGrammar& g, uint32_t id) const;
   size_t size() const { return states_.size(); }
 
   // `after` states: may the nonterminal end here?

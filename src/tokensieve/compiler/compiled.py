@@ -65,6 +65,7 @@ def _native_limits(limits: Limits) -> Any:
     native.max_mask_work = limits.max_mask_work
     native.max_accept_work = limits.max_accept_work
     native.max_jump_forward_bytes = limits.max_jump_forward_bytes
+    native.mask_cache_bytes = limits.mask_cache_bytes
     return native
 
 
