@@ -6,12 +6,13 @@ Formats with a regular grammar are enforced exactly, with these documented limit
   a leap second (``:60``) is accepted only at 23:59 UTC written with ``Z``/``+00:00``/``-00:00``.
 - ``hostname``: LDH labels of 1..63 characters without ``--`` in positions 3-4 (so no
   A-labels); the 253-character total is *not* enforced (it would multiply the automaton by
-  253): the one documented over-acceptance of this module.
+  253): the one documented over-acceptance of this module (``idn-hostname`` shares it).
 - ``email``: RFC 5321 mailboxes: dot-atom or quoted local part, hostname or IP-literal domain.
+- ``idn-hostname``: a sound subset of the IDNA2008 names (:mod:`.formats_idna`).
+- ``uri-template``: RFC 6570 syntax (level 4).
 
-``regex`` (not a regular language), ``idn-hostname`` (IDNA2008 rules) and ``uri-template``
-are errors. ``idn-email`` accepts UTF-8 in local parts and domain labels (RFC 6531) without
-IDNA checks on the labels.
+``regex`` (not a regular language) is an error. ``idn-email`` accepts UTF-8 in local parts
+and domain labels (RFC 6531) without IDNA checks on the labels.
 Unknown formats are annotations in draft 2020-12 and constrain nothing.
 """
 
@@ -21,6 +22,8 @@ from functools import cache
 
 from ...ir import Expr
 from ..regex import parse_regex
+from .automata import dfa_from_expr
+from .formats_idna import IDNA_AVAILABLE, idn_hostname_language
 
 __all__ = ["FORMATS", "NOT_REGULAR", "format_language"]
 
@@ -107,6 +110,17 @@ def _uri(iri: bool, reference: bool) -> str:
 
 _JSON_POINTER = r"(?:/(?:[^~/]|~[01])*)*"
 
+# RFC 6570 (level 4) templates: literals and "{" [operator] varspec *("," varspec) "}".
+# Literals also admit "'" (the RFC's ABNF leaves it out; erratum 6937 and the test suite
+# put it back). The operators reserved for future extensions ("=", ",", "!", "@", "|")
+# are not accepted: no processor can expand such a template.
+_VARCHAR = rf"(?:[A-Za-z0-9_]|{_PCT})"
+_VARSPEC = rf"{_VARCHAR}(?:\.?{_VARCHAR})*(?::[1-9][0-9]{{0,3}}|\*)?"
+_URI_TEMPLATE = (
+    rf"(?:[!#$&-;=?-\[\]_a-z~{_UCSCHAR}{_IPRIVATE}]|{_PCT}"
+    rf"|\{{[+#./;?&]?{_VARSPEC}(?:,{_VARSPEC})*\}})*"
+)
+
 FORMATS: dict[str, str] = {
     "date": _DATE,
     "time": _TIME,
@@ -128,15 +142,35 @@ FORMATS: dict[str, str] = {
     "iri-reference": _uri(iri=True, reference=True),
     "json-pointer": _JSON_POINTER,
     "relative-json-pointer": rf"(?:0|[1-9][0-9]*)(?:#|{_JSON_POINTER})",
+    "uri-template": _URI_TEMPLATE,
 }
 """Format name -> regular expression (full match) of the decoded string."""
 
-NOT_REGULAR = frozenset({"regex", "idn-hostname", "uri-template"})
-"""Known formats not enforced (not regular, or IDNA/Unicode rules): asserting them is an error."""
+NOT_REGULAR = frozenset({"regex"} if IDNA_AVAILABLE else {"regex", "idn-hostname"})
+"""Known formats not enforced: asserting them is an error. ``idn-hostname`` needs the
+IDNA2008 tables of the ``idna`` package."""
+
+
+_AS_AUTOMATON = frozenset({"uri-template"})
+"""Formats given to the string builder as a minimized automaton rather than an expression.
+
+Their character classes reach into the astral planes (``ucschar``, ``iprivate``), whose
+JSON escapes (surrogate pairs of case-insensitive hex digits) make the expression's
+unminimized automaton so large that the compiler cuts it into thousands of terminals,
+and the parser then exceeds ``max_mask_work``; minimized first, it is one terminal.
+``iri``/``iri-reference`` have the same problem, but their automata are beyond the
+limits of the Python automata (IPv6 literals times ``ucschar``)."""
 
 
 @cache
 def format_language(name: str) -> Expr | None:
     """The content language of a format, or None for a format that constrains nothing."""
+    if name == "idn-hostname":
+        return idn_hostname_language(_LABEL)
     pattern = FORMATS.get(name)
-    return None if pattern is None else parse_regex(pattern)
+    if pattern is None:
+        return None
+    expr = parse_regex(pattern)
+    if name in _AS_AUTOMATON:
+        return dfa_from_expr(expr).labeled().to_automaton()
+    return expr
