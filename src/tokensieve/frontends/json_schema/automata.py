@@ -29,6 +29,7 @@ from ...ir import (
     Repeat,
     Seq,
     Special,
+    Unordered,
     alt,
     codepoints,
     seq,
@@ -102,8 +103,8 @@ class _NFA:
                     self.add(label, state, inner[target])
                 if accepting:
                     self.eps[state].append(end)
-        elif isinstance(expr, (Ref, Special)):
-            raise NotRegular(f"{expr!r} is not a regular byte expression")
+        elif isinstance(expr, (Ref, Special, Unordered)):
+            raise NotRegular(f"{type(expr).__name__} is not a regular byte expression")
         else:  # pragma: no cover - the Expr union is closed
             raise TypeError(f"not an IR expression: {expr!r}")
 
