@@ -5,15 +5,19 @@
 Positions before the longest prefix get their own item expression; every later position
 shares the "rest" expression, repeated with the remaining length bounds. ``contains``
 splits each item into "matches" (item and C) and "does not match" (item and not C) and
-counts the matches; ``uniqueItems`` enumerates the item domain and tracks, per grammar
-state, which values were already used (2^k states for k values).
+counts the matches; ``uniqueItems`` enumerates the item domain (``enum``, ``const``,
+booleans, null): without ``prefixItems`` the items are an :class:`~tokensieve.ir.Unordered`
+set of values (each at most once, tracked by the matcher, any number of values); with
+position-dependent domains the grammar tracks, per state, which values were already used
+(2^k states for k values). Unique items from an infinite domain (any string...) are not
+context-free beyond two items and stay unsupported.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, alt, literal, seq
+from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, Unordered, alt, literal, seq
 from . import composition
 from .keywords import count_keyword
 from .negation import NO_ANNOTATIONS
@@ -25,7 +29,11 @@ if TYPE_CHECKING:
 __all__ = ["MAX_UNIQUE_VALUES", "any_array", "array_value"]
 
 MAX_UNIQUE_VALUES = 8
-"""Largest item domain for ``uniqueItems`` (the grammar tracks subsets: 2^k states)."""
+"""Largest item domain for ``uniqueItems`` with ``prefixItems`` (the grammar tracks subsets:
+2^k states); without a prefix the domain may hold up to :data:`MAX_UNORDERED_VALUES`."""
+
+MAX_UNORDERED_VALUES = 4096
+"""Largest item domain for ``uniqueItems`` without ``prefixItems`` (one Unordered item each)."""
 
 _MAX_COUNT_STATES = 4096
 
@@ -249,10 +257,16 @@ def _unique(
         for v in d or []:
             if not any(json_equal(v, w) for w in values):
                 values.append(v)
-    if any(d is None for d in domains) or rest_domain is None or len(values) > MAX_UNIQUE_VALUES:
+    if any(d is None for d in domains) or rest_domain is None:
         conv.unsupported(
-            f"uniqueItems needs finite item domains of at most {MAX_UNIQUE_VALUES} values in all "
-            "(enum, const, boolean, null)",
+            "uniqueItems needs a finite item domain (enum, const, boolean, null)", "uniqueItems", pointer
+        )
+        return NOTHING
+    if not domains and len(values) <= MAX_UNORDERED_VALUES:
+        return _unique_set(conv, [literal_value(conv, v) for v in values], lo, hi)
+    if len(values) > MAX_UNIQUE_VALUES:
+        conv.unsupported(
+            f"uniqueItems with prefixItems needs item domains of at most {MAX_UNIQUE_VALUES} values in all",
             "uniqueItems",
             pointer,
         )
@@ -292,4 +306,17 @@ def _unique(
     firsts = [seq(item, state(1, 1 << i)) for i, item in choices(0, 0)]
     if firsts:
         options.append(seq(literal("["), conv.ws, alt(*firsts), conv.ws, literal("]")))
+    return alt(*options) if options else NOTHING
+
+
+def _unique_set(conv: Converter, items: list[Expr], lo: int, hi: int | None) -> Expr:
+    """``[`` distinct values from ``items`` in any order ``]``, between lo and hi of them."""
+    hi = len(items) if hi is None else min(hi, len(items))
+    if lo > hi:
+        return NOTHING
+    options = [seq(literal("["), conv.ws, literal("]"))] if lo == 0 else []
+    if hi >= 1 and items:
+        sep = seq(conv.ws, literal(","), conv.ws)
+        body = Unordered(tuple(items), sep, min_count=max(lo, 1), max_count=hi)
+        options.append(seq(literal("["), conv.ws, body, conv.ws, literal("]")))
     return alt(*options) if options else NOTHING

@@ -29,7 +29,18 @@ from .refs import Location, Resolver, child_pointer
 if TYPE_CHECKING:
     from .converter import Converter
 
-__all__ = ["GROUPS", "disjoint", "disjoint_on", "group_of", "possible_types", "says_nothing_about"]
+__all__ = [
+    "GROUPS",
+    "disjoint",
+    "disjoint_on",
+    "group_of",
+    "declared_key_language",
+    "key_language",
+    "pattern_dfa",
+    "pattern_matches",
+    "possible_types",
+    "says_nothing_about",
+]
 
 GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"null"}),
@@ -208,7 +219,7 @@ def _value_schemas(conj: list[Location], name: str) -> list[Location] | None:
             matched = True
         patterns = s.get("patternProperties")
         for pattern, sub in (patterns or {}).items() if isinstance(patterns, dict) else ():
-            hit = _pattern_matches(pattern, name)
+            hit = pattern_matches(pattern, name)
             if hit is None:
                 return None
             if hit:
@@ -225,7 +236,7 @@ def _keys_disjoint(a: list[Location], b: list[Location]) -> bool:
     """``a`` has at least one key, and every key ``a`` allows is one ``b`` forbids."""
     if not _required(a) and not any(_count(loc.schema, "minProperties") >= 1 for loc in a):
         return False
-    la, lb = _key_language(a), _key_language(b)
+    la, lb = key_language(a), key_language(b)
     if la is None and lb is None:
         return False
     try:
@@ -243,10 +254,12 @@ def _count(schema: dict[str, Any], key: str) -> int:
     return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
 
 
-def _key_language(conj: list[Location]) -> DFA | None:
+def key_language(conj: list[Location]) -> DFA | None:
     """The keys (UTF-8 bytes of decoded names) ``conj`` allows at all; None: any key."""
     out: DFA | None = None
     for loc in conj:
+        if not isinstance(loc.schema, dict):
+            continue
         mine = _own_key_language(loc.schema)
         if mine is not None:
             out = mine if out is None else out.intersect(mine)
@@ -257,21 +270,33 @@ def _own_key_language(s: dict[str, Any]) -> DFA | None:
     """The keys one schema object allows when ``additionalProperties`` is false, else None."""
     if s.get("additionalProperties") is not False:
         return None
+    return declared_key_language(s, allowed_only=True)
+
+
+def declared_key_language(s: dict[str, Any], *, allowed_only: bool = False) -> DFA | None:
+    """The names ``properties`` or ``patternProperties`` of one schema object cover (the
+    complement are its *additional* names); None when a pattern cannot be read.
+    ``allowed_only``: leave out names whose schema is ``false``."""
     props = s.get("properties")
     options: list[Expr] = []
     if isinstance(props, dict):
-        options += [literal(name) for name, sub in props.items() if sub is not False]
+        options += [literal(name) for name, sub in props.items() if not (allowed_only and sub is False)]
     patterns = s.get("patternProperties")
     for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
         lang = _pattern_language(pattern)
         if lang is None:
-            return None  # a pattern the regex front-end cannot read: no bound from here
-        if sub is not False:
+            return None
+        if not (allowed_only and sub is False):
             options.append(lang)
     try:
         return dfa_from_expr(alt(*options))
     except (OverflowError, NotRegular):
         return None
+
+
+def pattern_dfa(pattern: str) -> DFA | None:
+    """The names ``pattern`` matches somewhere (ECMA-262 semantics); None if unreadable."""
+    return _pattern_dfa(pattern)
 
 
 @lru_cache(maxsize=512)
@@ -293,7 +318,7 @@ def _pattern_dfa(pattern: str) -> DFA | None:
         return None
 
 
-def _pattern_matches(pattern: str, name: str) -> bool | None:
+def pattern_matches(pattern: str, name: str) -> bool | None:
     """Whether ``pattern`` (ECMA-262, unanchored) matches somewhere in ``name``; None: unknown."""
     dfa = _pattern_dfa(pattern)
     if dfa is None:

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from ...ir import NOTHING, Bytes, Expr, Repeat, alt
 from .automata import NotRegular, dfa_from_expr
+from .disjoint import possible_types
+from .negated_keywords import KeySpace, negate_keyword
 from .refs import Location, Resolver, child_pointer
 
 if TYPE_CHECKING:
@@ -52,13 +54,14 @@ def with_negations(
     conv: Converter, conj: list[Location], types: frozenset[str], nots: list[Location]
 ) -> Expr:
     """The instances satisfying ``conj`` (whose members ``nots`` carry a ``not``)."""
-    from .composition import conjunction_value, flatten, types_of
+    from .composition import conjunction_value, flatten
 
     positive = [
         loc.with_schema({k: v for k, v in loc.schema.items() if k != "not"}) if "not" in loc.schema else loc
         for loc in conj
     ]
     generic: list[list[Location]] = []
+    keys: list[KeySpace] = []  # the names the positive objects may have, computed once
     for loc in nots:
         neg = flatten(conv, Resolver.enter(loc.schema["not"], child_pointer(loc.pointer, "not"), loc.base))
         if not neg:  # not true
@@ -76,10 +79,12 @@ def with_negations(
                 loc.inside(Location({"not": b}, child_pointer(loc.pointer, "not"), loc.base)) for b in either
             ]
             continue
-        if not _mentions_containers(neg):
+        if not _mentions_containers(neg) and not _constrains_containers(conv, neg, types):
             generic.append(neg)  # scalars only: subtracted on automata below
             continue
-        branches, reason = _keyword_negation(neg, types)
+        if not keys:
+            keys.append(KeySpace.of(positive) if "object" in types else KeySpace(None))
+        branches, reason = _keyword_negation(conv, neg, types, keys[0])
         if branches is None:
             conv.unsupported(f"not: {reason}", "not", neg[0].pointer)
             continue
@@ -98,7 +103,7 @@ def with_negations(
         for neg in generic:
             if expr == NOTHING:
                 break
-            neg_types = present & types_of(neg)
+            neg_types = present & possible_types(conv, neg)
             if not neg_types:
                 continue  # the negated schema rejects this type: nothing to subtract
             if neg_types == present and _says_nothing_about(neg, group):
@@ -146,14 +151,24 @@ def _mentions_containers(neg: list[Location]) -> bool:
     return any(k in _CONTAINERS for loc in neg for k in loc.schema)
 
 
-def _keyword_negation(neg: list[Location], types: frozenset[str]) -> tuple[list[Any] | None, str]:
+def _constrains_containers(conv: Converter, neg: list[Location], types: frozenset[str]) -> bool:
+    """Whether the negated schemas constrain arrays or objects the conjunction allows
+    (through ``enum``/``anyOf``/``oneOf``...): automata cannot subtract those."""
+    shared = types & possible_types(conv, neg)
+    return any(t in shared and not _says_nothing_about(neg, (t,)) for t in ("array", "object"))
+
+
+def _keyword_negation(
+    conv: Converter, neg: list[Location], types: frozenset[str], keys: KeySpace
+) -> tuple[list[Any] | None, str]:
     """``not (m1 and m2 ...)`` as ``anyOf`` branches, one per keyword (group) that can fail.
 
     Keywords of one schema object are independent constraints, so the negation of their
     conjunction is the disjunction of their negations; each keyword only constrains its own
     type, so its negation also asserts that type, and keywords of types outside ``types``
-    (what the rest of the conjunction allows) contribute nothing. Returns (None, reason)
-    when some keyword has no exact negation here.
+    (what the rest of the conjunction allows) contribute nothing. ``keys`` is what names the
+    positive objects may have (:class:`.negated_keywords.KeySpace`).
+    Returns (None, reason) when some keyword has no exact negation here.
     """
     branches: list[Any] = []
     for loc in neg:
@@ -169,7 +184,7 @@ def _keyword_negation(neg: list[Location], types: frozenset[str]) -> tuple[list[
                 continue  # annotations and unknown keywords
             if _keyword_type(key) not in (None, *types):
                 continue  # "key fails" only holds for values of a type the conjunction excludes
-            made = _negate_keyword(key, value, s)
+            made = negate_keyword(conv, key, value, loc, keys)
             if made is None:
                 return None, f"{key} has no exact negation in a grammar"
             branches += made
@@ -182,48 +197,6 @@ def _keyword_type(key: str) -> str | None:
         return "object"
     if key in _TYPE_KEYWORDS["array"] or key in ("minContains", "maxContains"):
         return "array"
-    return None
-
-
-def _negate_keyword(key: str, value: Any, s: dict[str, Any]) -> list[Any] | None:
-    """Schemas whose union is "``key`` fails" (None: not expressible)."""
-    all_types = ["null", "boolean", "integer", "number", "string", "array", "object"]
-    if key == "type":
-        allowed = {value} if isinstance(value, str) else set(value)
-        if "number" in allowed:
-            allowed.add("integer")
-        out: list[Any] = [{"type": [t for t in all_types if t not in allowed and t != "integer"]}]
-        if "integer" in allowed and "number" not in allowed:
-            out.append({"type": "number", "not": {"type": "integer"}})
-        return out if out[0]["type"] or len(out) > 1 else []
-    if key == "required":
-        return [{"type": "object", "properties": {name: False}} for name in value]
-    if key == "properties":
-        return [
-            {"type": "object", "required": [p], "properties": {p: {"not": sub}}} for p, sub in value.items()
-        ]
-    counts = {
-        "minProperties": ("object", "maxProperties", -1),
-        "maxProperties": ("object", "minProperties", 1),
-        "minItems": ("array", "maxItems", -1),
-        "maxItems": ("array", "minItems", 1),
-    }
-    if key in counts:
-        t, other, delta = counts[key]
-        n = int(value) + delta
-        return [{"type": t, other: n}] if n >= 0 else []
-    if key == "items" and isinstance(value, (dict, bool)) and "prefixItems" not in s:
-        return [{"type": "array", "contains": {"not": value}}]
-    if key == "contains" and "minContains" not in s and "maxContains" not in s:
-        return [{"type": "array", "items": {"not": value}}]
-    if key == "not":
-        return [value]
-    if key == "anyOf" and isinstance(value, list):
-        return [{"allOf": [{"not": b} for b in value]}]
-    if key in ("enum", "const"):
-        values = value if key == "enum" else [value]
-        if isinstance(values, list) and all(not isinstance(v, (dict, list)) for v in values):
-            return [{"not": {"enum": values}}]
     return None
 
 

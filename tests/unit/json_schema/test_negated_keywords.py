@@ -1,0 +1,80 @@
+"""not of container values, of oneOf, and of member keywords over a bounded key space."""
+
+from __future__ import annotations
+
+import pytest
+
+from tokensieve.errors import UnsupportedSchemaError
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+
+from .helpers import Raw, check
+
+
+def test_not_const_object() -> None:
+    check(
+        {"not": {"const": {"a": 1, "b": [True]}}},
+        [{}, {"a": 1}, {"a": 2, "b": [True]}, {"a": 1, "b": [True], "c": 0}, {"a": 1, "b": []}, 1, "a"],
+        [{"a": 1, "b": [True]}, {"b": [True], "a": 1}],
+        property_order="any",
+    )
+    check({"not": {"const": {"a": 1}}}, [], [Raw('{"a": 1.0}'), Raw('{"\\u0061": 1}')], property_order="any")
+
+
+def test_not_enum_with_arrays_and_scalars() -> None:
+    check(
+        {"not": {"enum": [[1, "x"], "y", []]}},
+        [[1], [1, "x", 2], ["x", 1], [2, "x"], "z", None, {}],
+        [[1, "x"], "y", []],
+    )
+    check({"not": {"enum": [[1, "x"]]}}, [], [Raw('[1.0, "x"]'), Raw('[ 1 , "\\u0078" ]')])
+
+
+def test_not_one_of_on_objects() -> None:
+    schema = {"type": "object", "not": {"oneOf": [{"required": ["a"]}, {"required": ["b"]}]}}
+    check(
+        schema, [{}, {"a": 1, "b": 2}, {"c": 1}], [{"a": 1}, {"b": 1}, {"a": 1, "c": 2}], property_order="any"
+    )
+
+
+def test_one_of_closed_objects_overlapping_in_the_empty_object() -> None:
+    a = {"type": "object", "additionalProperties": False, "properties": {"a": {}}}
+    b = {"type": "object", "additionalProperties": False, "properties": {"b": {}}}
+    check({"oneOf": [a, b]}, [{"a": 1}, {"b": 1}], [{}, {"a": 1, "b": 1}, {"c": 1}], property_order="any")
+
+
+def test_one_of_closed_objects_with_disjoint_patterns() -> None:
+    a = {"type": "object", "additionalProperties": False, "patternProperties": {"^x": {}}}
+    b = {"type": "object", "additionalProperties": False, "patternProperties": {"^y": {}}}
+    check(
+        {"oneOf": [a, b]},
+        [{"x1": 1}, {"x1": 1, "x2": 2}, {"y": 1}],
+        [{}, {"x": 1, "y": 1}, {"z": 1}],
+        property_order="any",
+    )
+
+
+def test_not_property_names_over_finite_keys() -> None:
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"ab": {}, "c": {}},
+        "not": {"propertyNames": {"maxLength": 1}},
+    }
+    check(schema, [{"ab": 1}, {"ab": 1, "c": 2}], [{}, {"c": 1}], property_order="any")
+
+
+def test_not_pattern_properties_over_finite_keys() -> None:
+    schema = {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {"a1": {}, "b": {}},
+        "not": {"patternProperties": {"^a": {"type": "string"}}},
+    }
+    check(schema, [{"a1": 1}, {"a1": None, "b": 2}], [{}, {"a1": "s"}, {"b": 1}], property_order="any")
+
+
+def test_member_keywords_over_unbounded_keys_stay_unsupported() -> None:
+    for negated in ({"propertyNames": {"maxLength": 1}}, {"patternProperties": {"^a": {"type": "string"}}}):
+        with pytest.raises(UnsupportedSchemaError) as info:
+            json_schema_to_grammar({"type": "object", "not": negated})
+        assert info.value.keyword == "not"
