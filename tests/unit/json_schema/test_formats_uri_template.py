@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from tokensieve.frontends.json_schema.automata import DFA, dfa_from_expr
 from tokensieve.frontends.json_schema.formats import format_language
+from tokensieve.ir import Automaton
 
 from .helpers import check
 
@@ -126,6 +127,13 @@ def test_rfc_6570_examples() -> None:
     for text in invalid:
         assert not dfa_accepts(_DFA, text), text
         assert not reference_is_uri_template(text), text
+
+
+def test_given_as_a_small_automaton() -> None:
+    # As an expression, the compiler would cut it into thousands of terminals (the JSON
+    # escapes of its astral-plane classes), and masks would exceed max_mask_work.
+    lang = format_language("uri-template")
+    assert isinstance(lang, Automaton) and len(lang.states) < 200
 
 
 def test_as_a_json_schema_format() -> None:
