@@ -9,7 +9,9 @@ textbook algorithms over speed:
    of ``X`` followed by a chain of ``n - m`` optional copies, ``X{m,}`` is ``m`` copies
    followed by a left-recursive star rule). ``Unordered`` is expanded into one rule per
    (set of items written, count, before/after an item): the textbook 2^n construction
-   that the engine avoids, so the oracle only takes small ``n``.
+   that the engine avoids, so the oracle only takes small ``n``. ``Difference`` is
+   determinized here by a plain subset construction over both operands (their rules
+   inlined) and written as one right-linear rule per reachable pair of subsets.
 2. Unproductive symbols (nonterminals that derive no terminal string at all, and empty
    byte sets) and every production that mentions one are removed.
 3. An Earley recognizer with the Aycock–Horspool treatment of nullable nonterminals
@@ -39,7 +41,19 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
+from tokensieve.ir import (
+    Alt,
+    Automaton,
+    Bytes,
+    Difference,
+    Expr,
+    Grammar,
+    Ref,
+    Repeat,
+    Seq,
+    Special,
+    Unordered,
+)
 
 __all__ = ["CFG", "Oracle", "TokenTrie", "to_cfg"]
 
@@ -122,6 +136,8 @@ def to_cfg(grammar: Grammar) -> CFG:
             result = names[0]
         elif isinstance(expr, Unordered):
             result = _unordered(expr, symbol, new_nt, cfg)
+        elif isinstance(expr, Difference):
+            result = _difference(expr, grammar.rules, new_nt, cfg)
         else:
             raise TypeError(f"not an IR expression: {expr!r}")
         memo[id(expr)] = result
@@ -150,6 +166,112 @@ def _repeat(
         for _ in range(hi - lo):  # opt_k -> ε | item opt_{k-1}
             tail = (new_nt([(), (item, *tail)]),)
     return new_nt([(item,) * lo + tail])
+
+
+class _EpsilonNFA:
+    """Thompson's construction over bytes, for the operands of ``Difference``."""
+
+    def __init__(self, rules: Mapping[str, Expr]) -> None:
+        self.rules = rules
+        self.eps: list[list[int]] = []
+        self.edges: list[list[tuple[frozenset[int], int]]] = []
+
+    def state(self) -> int:
+        self.eps.append([])
+        self.edges.append([])
+        return len(self.eps) - 1
+
+    def add(self, expr: Expr, a: int, b: int, depth: int = 0) -> None:
+        if depth > 10_000:
+            raise ValueError("Difference operands must be regular (a rule refers to itself)")
+        if isinstance(expr, Bytes):
+            self.edges[a].append((frozenset(x for lo, hi in expr.ranges for x in range(lo, hi + 1)), b))
+        elif isinstance(expr, Seq):
+            cur = a
+            for item in expr.items:
+                nxt = self.state()
+                self.add(item, cur, nxt, depth + 1)
+                cur = nxt
+            self.eps[cur].append(b)
+        elif isinstance(expr, Alt):
+            for item in expr.items:
+                self.add(item, a, b, depth + 1)
+        elif isinstance(expr, Repeat):
+            cur = self.state()  # fresh: a loop on `a` would also loop before a sibling's path
+            self.eps[a].append(cur)
+            for _ in range(expr.min):
+                nxt = self.state()
+                self.add(expr.item, cur, nxt, depth + 1)
+                cur = nxt
+            if expr.max is None:
+                self.add(expr.item, cur, cur, depth + 1)
+            else:
+                for _ in range(expr.max - expr.min):
+                    nxt = self.state()
+                    self.add(expr.item, cur, nxt, depth + 1)
+                    self.eps[cur].append(b)
+                    cur = nxt
+            self.eps[cur].append(b)
+        elif isinstance(expr, Ref):
+            self.add(self.rules[expr.name], a, b, depth + 1)
+        elif isinstance(expr, Automaton):
+            inner = [self.state() for _ in expr.states]
+            self.eps[a].append(inner[0])
+            for (accepting, edges), s in zip(expr.states, inner, strict=True):
+                for label, target in edges:
+                    self.add(label, s, inner[target], depth + 1)
+                if accepting:
+                    self.eps[s].append(b)
+        elif isinstance(expr, Difference):
+            raise ValueError("the oracle does not nest Difference")
+        else:
+            raise ValueError(f"Difference operands must be regular, not {type(expr).__name__}")
+
+    def closure(self, states: Iterable[int]) -> frozenset[int]:
+        seen = set(states)
+        todo = list(seen)
+        while todo:
+            for t in self.eps[todo.pop()]:
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return frozenset(seen)
+
+    def step(self, states: frozenset[int], byte: int) -> frozenset[int]:
+        return self.closure(t for s in states for label, t in self.edges[s] if byte in label)
+
+
+def _difference(
+    expr: Difference, rules: Mapping[str, Expr], new_nt: Callable[[list[tuple[Symbol, ...]]], str], cfg: CFG
+) -> str:
+    """One rule per reachable (left subset, right subset): ``state -> byte next | ε``."""
+    nfa = _EpsilonNFA(rules)
+    left = (nfa.state(), nfa.state())
+    right = (nfa.state(), nfa.state())
+    nfa.add(expr.left, *left)
+    nfa.add(expr.right, *right)
+    names: dict[tuple[frozenset[int], frozenset[int]], str] = {}
+    todo: list[tuple[frozenset[int], frozenset[int]]] = []
+
+    def name(key: tuple[frozenset[int], frozenset[int]]) -> str:
+        if key not in names:
+            names[key] = new_nt([])
+            todo.append(key)
+        return names[key]
+
+    start = name((nfa.closure([left[0]]), nfa.closure([right[0]])))
+    while todo:
+        key = todo.pop()
+        ls, rs = key
+        rhss: list[tuple[Symbol, ...]] = []
+        if left[1] in ls and right[1] not in rs:
+            rhss.append(())
+        for byte in range(256):
+            nl = nfa.step(ls, byte)
+            if nl:
+                rhss.append((ByteSet(frozenset((byte,))), name((nl, nfa.step(rs, byte)))))
+        cfg.productions[names[key]] = rhss
+    return start
 
 
 MAX_ORACLE_UNORDERED_ITEMS = 12

@@ -80,6 +80,7 @@ struct Ast {
   std::vector<int32_t> b;  // OP_BYTES: number of ranges; OP_REPEAT: max (-1 = unbounded)
   std::vector<int32_t> kid_begin, kid_count;  // children: kids[kid_begin .. kid_begin + kid_count)
   std::vector<int32_t> kids;
+  std::vector<int32_t> at;  // program offset of each node's opcode
 
   int32_t size() const { return static_cast<int32_t>(op.size()); }
   int32_t kid(int32_t node, int32_t i) const { return kids[kid_begin[node] + i]; }
@@ -92,7 +93,7 @@ Ast parse_program(const int32_t* program, size_t length) {
     fail_program(0, "program longer than 2^31-1 words");
   }
   Ast ast;
-  for (auto* v : {&ast.op, &ast.a, &ast.b, &ast.kid_begin, &ast.kid_count, &ast.kids}) {
+  for (auto* v : {&ast.op, &ast.a, &ast.b, &ast.kid_begin, &ast.kid_count, &ast.kids, &ast.at}) {
     v->reserve(length / 2 + 1);  // every node takes at least two words
   }
   struct Open {
@@ -162,10 +163,14 @@ Ast parse_program(const int32_t* program, size_t length) {
         children = static_cast<int32_t>(edges);  // the edge labels follow as OP_BYTES nodes
         break;
       }
+      case OP_DIFFERENCE:
+        children = 2;
+        break;
       default:
         fail_program(at, "unknown opcode " + std::to_string(op));
     }
     ast.op.push_back(op);
+    ast.at.push_back(static_cast<int32_t>(at));
     ast.a.push_back(a);
     ast.b.push_back(b);
     ast.kid_begin.push_back(0);
@@ -762,8 +767,40 @@ Partition minimize(const std::vector<int32_t>& trans, const std::vector<uint8_t>
 // build_dfa: the pipeline, plus 7. renumber
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+// The program with every outermost OP_DIFFERENCE replaced by its product automaton (inner
+// ones are handled when the operands are built), or empty when there is none.
+std::vector<int32_t> expand_differences(const Ast& ast, const int32_t* program, size_t length,
+                                        const DfaLimits& limits) {
+  if (std::find(ast.op.begin(), ast.op.end(), OP_DIFFERENCE) == ast.op.end()) return {};
+  // Program end of a node: the start of the node after its last descendant.
+  auto end_of = [&](int32_t node) {
+    while (ast.kid_count[node] > 0) node = ast.kid(node, ast.kid_count[node] - 1);
+    return node + 1 < ast.size() ? static_cast<size_t>(ast.at[node + 1]) : length;
+  };
+  std::vector<int32_t> out;
+  size_t copied = 0;
+  for (int32_t node = 0; node < ast.size(); ++node) {
+    if (ast.op[node] != OP_DIFFERENCE || static_cast<size_t>(ast.at[node]) < copied) continue;
+    out.insert(out.end(), program + copied, program + ast.at[node]);
+    const int32_t left = ast.kid(node, 0), right = ast.kid(node, 1);
+    const size_t left_at = static_cast<size_t>(ast.at[left]), right_at = static_cast<size_t>(ast.at[right]);
+    const Dfa l = build_dfa(program + left_at, end_of(left) - left_at, limits);
+    const Dfa r = build_dfa(program + right_at, end_of(right) - right_at, limits);
+    append_difference(l, r, limits.max_dfa_states, out);
+    copied = end_of(node);
+  }
+  out.insert(out.end(), program + copied, program + length);
+  return out;
+}
+
+}  // namespace
+
 Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
   const Ast ast = parse_program(program, length);
+  const std::vector<int32_t> expanded = expand_differences(ast, program, length, limits);
+  if (!expanded.empty()) return build_dfa(expanded.data(), expanded.size(), limits);
   ByteClasses cls = compute_classes(ast, program);
   const int32_t num_classes = cls.count;
 

@@ -12,6 +12,7 @@ expression (:data:`Expr`) over **bytes**:
 ``Special(token_id)``  one special token, matched by token id, never by bytes
 ``Automaton(states)``  a regular language given as a finite automaton over bytes
 ``Unordered(...)``     items in any order, each at most once, between separators
+``Difference(l, r)``   the strings of regular ``l`` that are not strings of regular ``r``
 =====================  ==========================================================
 
 Front-ends never decide what is a "lexeme": the compiler finds the regular parts of
@@ -32,6 +33,7 @@ __all__ = [
     "Alt",
     "Automaton",
     "Bytes",
+    "Difference",
     "EMPTY",
     "Expr",
     "Grammar",
@@ -173,7 +175,21 @@ class Unordered:
             raise ValueError(f"bad count bounds [{self.min_count}, {self.max_count}]")
 
 
-Expr = Bytes | Seq | Alt | Repeat | Ref | Special | Automaton | Unordered
+@dataclass(frozen=True)
+class Difference:
+    """The strings of ``left`` that are not strings of ``right``; both must be regular
+    (reach no recursive rule and no special token).
+
+    For "any JSON string except these property names" in every spelling: the compiler
+    determinizes both sides natively and takes their product, which is much cheaper than
+    building the complement as an expression.
+    """
+
+    left: Expr
+    right: Expr
+
+
+Expr = Bytes | Seq | Alt | Repeat | Ref | Special | Automaton | Unordered | Difference
 
 EMPTY: Expr = Seq(())
 NOTHING: Expr = Alt(())

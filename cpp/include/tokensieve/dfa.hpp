@@ -20,7 +20,9 @@ namespace tokensieve {
 //                                        label per edge, in the same order: a finite automaton
 //                                        (state 0 starts) given directly, e.g. a set complement
 //                                        that has no small regular expression
-enum RegexOp : int32_t { OP_BYTES = 0, OP_SEQ = 1, OP_ALT = 2, OP_REPEAT = 3, OP_AUTOMATON = 4 };
+//   OP_DIFFERENCE left right             the strings of `left` that are not in `right`: both
+//                                        are determinized, their product becomes an automaton
+enum RegexOp : int32_t { OP_BYTES = 0, OP_SEQ = 1, OP_ALT = 2, OP_REPEAT = 3, OP_AUTOMATON = 4, OP_DIFFERENCE = 5 };
 
 struct DfaLimits {
   int64_t max_nfa_states = 2'000'000;  // Thompson NFA size (bounded repeats are unrolled)
@@ -65,5 +67,9 @@ class Dfa {
 //   "max_dfa_states") when the automaton would be too large.
 // An empty language gives a Dfa whose start() is kDead (not an error here).
 Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits = {});
+
+// Appends the OP_AUTOMATON encoding of L(left) \ L(right) to `out` (the product automaton of
+// the two DFAs, reachable pairs only). Throws LimitExceeded past `max_states` pairs.
+void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out);
 
 }  // namespace tokensieve

@@ -26,13 +26,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GrammarSyntaxError, LimitExceeded
-from ..ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
+from ..ir import Alt, Automaton, Bytes, Difference, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
 from ..limits import Limits
 
 __all__ = ["LoweredGrammar", "lower", "regex_program"]
 
 # Regex program opcodes (cpp/include/tokensieve/dfa.hpp).
-OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON = 0, 1, 2, 3, 4
+OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON, OP_DIFFERENCE = 0, 1, 2, 3, 4, 5
 
 # A terminal builder returns a DfaTokenIndex handle, or None when the automaton would exceed the budget.
 TerminalBuilder = Callable[[list[int], int], Any]
@@ -98,6 +98,10 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, li
         for _, edges in expr.states:
             for label, _ in edges:
                 _emit(label, rules, out, memo)
+    elif isinstance(expr, Difference):
+        out.append(OP_DIFFERENCE)
+        _emit(expr.left, rules, out, memo)
+        _emit(expr.right, rules, out, memo)
     else:
         raise TypeError(f"not a regular expression: {expr!r}")
     memo[id(expr)] = out[start:]
@@ -162,6 +166,8 @@ def _refs(expr: Expr, memo: dict[int, frozenset[str]]) -> frozenset[str]:
         found = frozenset().union(*(_refs(it, memo) for it in expr.items))
     elif isinstance(expr, Repeat):
         found = _refs(expr.item, memo)
+    elif isinstance(expr, Difference):
+        found = _refs(expr.left, memo) | _refs(expr.right, memo)
     elif isinstance(expr, Unordered):
         parts = (*expr.items, expr.separator, *(() if expr.repeatable is None else (expr.repeatable,)))
         found = frozenset().union(*(_refs(it, memo) for it in parts))
@@ -206,6 +212,8 @@ class _Lowering:
             result = expr.name not in self.recursive and self.is_regular(self.rule_body(expr.name))
         elif isinstance(expr, (Seq, Alt)):
             result = all(self.is_regular(it) for it in expr.items)
+        elif isinstance(expr, Difference):
+            result = self.is_regular(expr.left) and self.is_regular(expr.right)
         else:
             result = self.is_regular(expr.item)
         self.regular_memo[key] = result
@@ -252,6 +260,8 @@ class _Lowering:
             size = self.nfa_size(self.rule_body(expr.name))
         elif isinstance(expr, Automaton):
             size = len(expr.states) + sum(len(edges) for _, edges in expr.states)
+        elif isinstance(expr, Difference):
+            size = self.nfa_size(expr.left) + self.nfa_size(expr.right)
         else:
             size = 1
         self.size_memo[key] = size
@@ -338,6 +348,10 @@ class _Lowering:
             return [self.special(expr.token_id)]
         if isinstance(expr, Unordered):
             return [self.unordered_symbol(expr)]
+        if isinstance(expr, Difference):
+            raise GrammarSyntaxError(
+                "a Difference needs regular operands (no recursive rule, no special token)", source="grammar"
+            )
         return [self.expr_symbol(expr)]
 
     def seq_symbols(self, items: tuple[Expr, ...]) -> list[int]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import EMPTY, NOTHING, Alt, Expr, Repeat, Seq, Unordered, alt, literal, seq
+from ...ir import EMPTY, NOTHING, Alt, Difference, Expr, Repeat, Seq, Unordered, alt, literal, seq
 from ..json_value import json_string
 from . import composition
 from .keywords import count_keyword
@@ -228,6 +228,10 @@ def _key_spec(conv: Converter, filters: list[Location], pointer: str) -> StringS
     return spec
 
 
+def _unconstrained(spec: StringSpec) -> bool:
+    return spec.min_length == 0 and spec.max_length is None and not spec.languages and not spec.excluded
+
+
 def _extra_members(
     conv: Converter,
     conj: list[Location],
@@ -248,6 +252,20 @@ def _extra_members(
             pointer,
         )
         patterns = patterns[:_MAX_PATTERN_REGIONS]
+    if not patterns and _unconstrained(base):
+        # The common case, any key but the declared names: one native set difference
+        # (OP_DIFFERENCE) instead of a complement automaton built here.
+        value = _value_of(
+            conv,
+            [extra for loc in conj if (extra := _additional(conv, loc)) is not None]
+            + [schema for schema, _ in unevaluated],
+        )
+        if value == NOTHING:
+            return []
+        key = json_string()
+        if names:
+            key = Difference(key, alt(*(json_literal_string(n) for n in names)))
+        return [member_rule(conv, key, value)]
     from ..regex import parse_regex  # the regex front-end gives content languages
 
     langs: list[Expr] = []

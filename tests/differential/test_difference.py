@@ -1,0 +1,92 @@
+"""``Difference`` of regular languages: engine masks == oracle masks, token for token.
+
+The engine determinizes both operands natively and takes their product (OP_DIFFERENCE in
+``cpp/src/dfa_difference.cpp``); the oracle runs its own subset construction.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.differential.test_random_grammars import EOS, SPECIAL, VOCAB, automata, byte_sets, pieces_of
+from tests.oracle import Oracle
+from tokensieve import EmptyLanguageError, GrammarSyntaxError, NoTokenAllowed
+from tokensieve.compiler import Compiler
+from tokensieve.ir import Alt, Difference, Expr, Grammar, Ref, Repeat, Seq, literal
+from tokensieve.matcher import Matcher
+
+
+def regular() -> st.SearchStrategy[Expr]:
+    leaves = st.one_of(byte_sets(), byte_sets(), st.sampled_from([Seq(()), Alt(())]), automata())
+
+    def extend(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+        return st.one_of(
+            st.lists(children, min_size=1, max_size=3).map(lambda xs: Seq(tuple(xs))),
+            st.lists(children, min_size=1, max_size=3).map(lambda xs: Alt(tuple(xs))),
+            st.tuples(children, st.integers(0, 2), st.one_of(st.none(), st.integers(0, 2))).map(
+                lambda t: Repeat(t[0], t[1], None if t[2] is None else t[1] + t[2])
+            ),
+        )
+
+    return st.recursive(leaves, extend, max_leaves=6)
+
+
+def grammars() -> st.SearchStrategy[Grammar]:
+    """A Difference alone, or inside a recursive rule (so it is a terminal of a CFG)."""
+
+    def build(left: Expr, right: Expr, nested: bool) -> Grammar:
+        diff = Difference(left, right)
+        if not nested:
+            return Grammar({"root": diff})
+        # root ::= diff | "(" root ")" : the difference sits inside a context-free skeleton
+        return Grammar({"root": Alt((diff, Seq((literal("a"), Ref("root"), literal("b")))))})
+
+    return st.builds(build, regular(), regular(), st.booleans())
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grammar=grammars(), choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=8))
+def test_difference_matches_oracle(grammar: Grammar, choices: list[tuple[bool, int]]) -> None:
+    oracle = Oracle(grammar)
+    compiler = Compiler(VOCAB)
+    if oracle.is_empty_language:
+        with pytest.raises(EmptyLanguageError):
+            compiler.grammar(grammar)
+        return
+    matcher = Matcher(compiler.grammar(grammar))
+    accepted: list[int] = []
+    for pick_allowed, r in [*choices, (False, EOS)]:
+        expected = oracle.mask(pieces_of(accepted), VOCAB.tokens, special_ids=[EOS, SPECIAL], eos_ids=[EOS])
+        if expected:
+            got = set(matcher.allowed_tokens().tolist())
+        else:
+            with pytest.raises(NoTokenAllowed):
+                matcher.allowed_tokens()
+            got = set()
+        assert got == expected, f"prefix {pieces_of(accepted)!r}"
+        t = sorted(expected)[r % len(expected)] if pick_allowed and expected else r % VOCAB.size
+        ok = matcher.accept_token(t)
+        assert ok == (t in expected)
+        if not ok or t == EOS:
+            break
+        accepted.append(t)
+
+
+def test_words_minus_words() -> None:
+    words = Alt((literal("ab"), literal("abc"), literal("b")))
+    grammar = Grammar({"root": Difference(words, literal("abc"))})
+    oracle = Oracle(grammar)
+    matcher = Matcher(Compiler(VOCAB).grammar(grammar))
+    assert oracle.is_complete(b"ab") and not oracle.is_complete(b"abc")
+    assert matcher.accept_bytes(b"ab") and matcher.is_accepting()
+    assert not matcher.accept_bytes(b"c")
+
+
+def test_non_regular_operand_is_an_error() -> None:
+    grammar = Grammar(
+        {"root": Difference(Ref("r"), literal("a")), "r": Alt((literal("a"), Seq((literal("a"), Ref("r")))))}
+    )
+    with pytest.raises(GrammarSyntaxError, match="regular"):
+        Compiler(VOCAB).grammar(grammar)
