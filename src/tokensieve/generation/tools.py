@@ -188,6 +188,8 @@ def _rename(expr: ir.Expr, names: Mapping[str, str]) -> ir.Expr:
         return ir.Alt(tuple(_rename(e, names) for e in expr.items))
     if isinstance(expr, ir.Repeat):
         return ir.Repeat(_rename(expr.item, names), expr.min, expr.max)
+    if isinstance(expr, ir.Difference):
+        return ir.Difference(_rename(expr.left, names), _rename(expr.right, names))
     if isinstance(expr, ir.Unordered):
         rest = None if expr.repeatable is None else _rename(expr.repeatable, names)
         return ir.Unordered(
