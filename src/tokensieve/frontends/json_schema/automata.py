@@ -23,6 +23,7 @@ from ...ir import (
     Alt,
     Automaton,
     Bytes,
+    Difference,
     Expr,
     Grammar,
     Ref,
@@ -103,7 +104,7 @@ class _NFA:
                     self.add(label, state, inner[target])
                 if accepting:
                     self.eps[state].append(end)
-        elif isinstance(expr, (Ref, Special, Unordered)):
+        elif isinstance(expr, (Ref, Special, Unordered, Difference)):
             raise NotRegular(f"{type(expr).__name__} is not a regular byte expression")
         else:  # pragma: no cover - the Expr union is closed
             raise TypeError(f"not an IR expression: {expr!r}")
