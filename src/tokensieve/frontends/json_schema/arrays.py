@@ -36,6 +36,7 @@ MAX_UNORDERED_VALUES = 4096
 """Largest item domain for ``uniqueItems`` without ``prefixItems`` (one Unordered item each)."""
 
 _MAX_COUNT_STATES = 4096
+_MAX_CONTAINS = 3  # contains keywords on one array: 2^k item kinds
 
 
 def any_array(conv: Converter) -> Expr:
@@ -138,10 +139,11 @@ def array_value(conv: Converter, conj: list[Location]) -> Expr:
             rest_domain_conj = rest_conj if rest != NOTHING else None
             return _unique(conv, prefix_conjs[: len(prefix)], rest_domain_conj, lo, hi, pointer)
     if contains:
-        if width:
-            conv.unsupported("contains together with prefixItems", "contains", pointer)
-        else:
-            return _contains(conv, rest_parts, contains, lo, hi, pointer)
+        positions = [
+            [p[i] if i < len(p) else r for p, r in shapes if i < len(p) or r is not None]
+            for i in range(len(prefix))
+        ]
+        return _contains(conv, positions, rest_parts, contains, lo, hi, pointer)
     return _sequence(conv, prefix, rest, lo, hi)
 
 
@@ -174,65 +176,114 @@ def _sequence(conv: Converter, prefix: list[Expr], rest: Expr, lo: int, hi: int 
 
 def _contains(
     conv: Converter,
+    position_parts: list[list[Location]],
     rest_parts: list[Location],
     contains: list[Location],
     lo: int,
     hi: int | None,
     pointer: str,
 ) -> Expr:
-    """Arrays counting items that match each ``contains`` schema (one contains supported)."""
-    if len(contains) > 1:
-        conv.unsupported("several contains keywords on one array", "contains", pointer)
-    loc = contains[0]
-    s = loc.schema
-    c_lo = count_keyword(s, "minContains")
-    c_lo = 1 if c_lo is None else c_lo
-    c_hi = count_keyword(s, "maxContains")
-    if c_hi is not None and c_lo > c_hi:
-        return NOTHING
-    cond = _sub(loc, "contains")
-    neg = Location({"not": cond.schema}, cond.pointer, cond.base)
-    match, _ = _conj_value(conv, [*rest_parts, cond])
-    miss, _ = _conj_value(conv, [*rest_parts, neg])
-    cap_c = c_hi + 1 if c_hi is not None else c_lo
-    cap_l = hi if hi is not None else lo
-    if (cap_c + 1) * (cap_l + 1) > _MAX_COUNT_STATES:
-        conv.unsupported("contains counts need too many grammar states", "contains", pointer)
-    sep = seq(conv.ws, literal(","), conv.ws)
-    names: dict[tuple[int, int], Ref] = {}
+    """Arrays counting, for each ``contains`` schema, the items that match it.
 
-    def state(n: int, c: int) -> Ref:
-        """n items written (capped), c of them matching (capped): what may follow."""
-        key = (n, c)
+    Each item is split by which of the k ``contains`` schemas it matches (2^k item kinds:
+    the item schema with C for the matched ones and ``not C`` for the others); the grammar
+    state is the position (exact below the ``prefixItems`` and count bounds, capped
+    after) and one capped counter per ``contains``.
+    """
+    width = len(position_parts)
+    bounds: list[tuple[int, int | None]] = []
+    conds: list[Location] = []
+    for loc in contains:
+        c_lo = count_keyword(loc.schema, "minContains")
+        c_hi = count_keyword(loc.schema, "maxContains")
+        c_lo = 1 if c_lo is None else c_lo
+        if c_hi is not None and c_lo > c_hi:
+            return NOTHING
+        cond = _sub(loc, "contains")
+        slots = [*position_parts, rest_parts]
+        if all(_conj_value(conv, [*p, _negated(cond)])[0] == NOTHING for p in slots):
+            # Every item matches: the count is the array's length.
+            lo = max(lo, c_lo)
+            hi = c_hi if hi is None else hi if c_hi is None else min(hi, c_hi)
+            continue
+        if all(_conj_value(conv, [*p, cond])[0] == NOTHING for p in slots):
+            if c_lo > 0:  # no item can match
+                return NOTHING
+            continue
+        bounds.append((c_lo, c_hi))
+        conds.append(cond)
+    if hi is not None and lo > hi:
+        return NOTHING
+    if not conds:
+        prefix = [_conj_value(conv, p)[0] for p in position_parts]
+        return _sequence(conv, prefix, _conj_value(conv, rest_parts)[0], lo, hi)
+    if len(conds) > _MAX_CONTAINS:
+        conv.unsupported(f"more than {_MAX_CONTAINS} contains keywords on one array", "contains", pointer)
+    caps = [c_hi + 1 if c_hi is not None else c_lo for c_lo, c_hi in bounds]
+    cap_l = hi if hi is not None else max(lo, width)
+    states = cap_l + 1
+    for cap in caps:
+        states *= cap + 1
+    if states > _MAX_COUNT_STATES:
+        conv.unsupported("contains counts need too many grammar states", "contains", pointer)
+    kinds: dict[tuple[int, int], Expr] = {}
+
+    def kind(position: int, matched: int) -> Expr:
+        """Items at ``position`` (capped at the prefix width) matching exactly ``matched``."""
+        key = (min(position, width), matched)
+        if key not in kinds:
+            parts = list(position_parts[position] if position < width else rest_parts)
+            for i, cond in enumerate(conds):
+                parts.append(
+                    cond if matched >> i & 1 else Location({"not": cond.schema}, cond.pointer, cond.base)
+                )
+            kinds[key] = _conj_value(conv, parts)[0]
+        return kinds[key]
+
+    sep = seq(conv.ws, literal(","), conv.ws)
+    names: dict[tuple[int, tuple[int, ...]], Ref] = {}
+
+    def done(n: int, counts: tuple[int, ...]) -> bool:
+        return n >= lo and all(c >= b[0] for c, b in zip(counts, bounds, strict=True))
+
+    def steps(n: int, counts: tuple[int, ...], lead: Expr) -> list[Expr]:
+        """``lead`` then one more item at position n, for every kind that keeps counts legal."""
+        if hi is not None and n >= hi:
+            return []
+        nn = n + 1 if hi is not None else min(n + 1, cap_l)
+        out = []
+        for matched in range(1 << len(conds)):
+            bumped = tuple(min(c + (matched >> i & 1), caps[i]) for i, c in enumerate(counts))
+            if any(b[1] is not None and c > b[1] for c, b in zip(bumped, bounds, strict=True)):
+                continue
+            item = kind(n, matched)
+            if item != NOTHING:
+                out.append(seq(lead, item, state(nn, bumped)))
+        return out
+
+    def state(n: int, counts: tuple[int, ...]) -> Ref:
+        """n items written (capped), ``counts`` of them matching each contains: what may follow."""
+        key = (n, counts)
         if key not in names:
             name = conv.fresh_name("contains")
             conv.grammar.rules[name] = NOTHING
             names[key] = Ref(name)
-            opts = []
-            if n >= lo and c >= c_lo and (c_hi is None or c <= c_hi):
-                opts.append(EMPTY)
-            if hi is None or n < hi:
-                nn = n + 1 if hi is not None else min(n + 1, cap_l)
-                if match != NOTHING and (c_hi is None or c < c_hi):
-                    opts.append(seq(sep, match, state(nn, min(c + 1, cap_c))))
-                if miss != NOTHING:
-                    opts.append(seq(sep, miss, state(nn, c)))
+            opts = ([EMPTY] if done(n, counts) else []) + steps(n, counts, sep)
             conv.grammar.rules[name] = alt(*opts) if opts else NOTHING
         return names[key]
 
-    firsts = []
-    if hi is None or hi >= 1:
-        n1 = 1 if hi is not None else min(1, cap_l)
-        if match != NOTHING and (c_hi is None or c_hi >= 1):
-            firsts.append(seq(match, state(n1, min(1, cap_c))))
-        if miss != NOTHING:
-            firsts.append(seq(miss, state(n1, 0)))
+    zero = tuple(0 for _ in conds)
+    firsts = steps(0, zero, EMPTY)
     options = []
-    if lo == 0 and c_lo == 0:
+    if done(0, zero):
         options.append(seq(literal("["), conv.ws, literal("]")))
     if firsts:
         options.append(seq(literal("["), conv.ws, alt(*firsts), conv.ws, literal("]")))
     return alt(*options) if options else NOTHING
+
+
+def _negated(loc: Location) -> Location:
+    return Location({"not": loc.schema}, loc.pointer, loc.base)
 
 
 def _unique(
