@@ -114,18 +114,42 @@ def test_scopes_only_bind_contested_names() -> None:
 
 def test_base_uri_bindings() -> None:
     definers = {"https://a.test/x": frozenset({"n"}), "https://a.test/y": frozenset({"n", "m"})}
-    base = BaseURI("", (), definers).moved("https://a.test/x")
-    assert base.uri == "https://a.test/x" and base.binding("n") == "https://a.test/x"
-    inner = base.moved("https://a.test/y")
+    base = BaseURI("https://a.test/x", (), definers)
+    assert base.binding("n") is None and base == "https://a.test/x"  # not in the scope yet
+    outer = base.joined()
+    assert outer.uri == "https://a.test/x" and outer.binding("n") == "https://a.test/x"
+    inner = outer.at("https://a.test/y").joined()
     assert inner.binding("n") == "https://a.test/x"  # the outer definer stays bound
     assert inner.binding("m") == "https://a.test/y"
-    assert inner != base.moved("https://a.test/y").moved("https://a.test/x")  # same URI, other scope
-    assert BaseURI("https://a.test/x") == BaseURI("https://a.test/x", (), definers)
+    assert inner != base.at("https://a.test/y").joined()  # same URI, other scope
     assert inner != "https://a.test/y"  # bound: not the plain URI
-    unbound = BaseURI("https://a.test/z", (), definers)
-    assert unbound == "https://a.test/z" and hash(unbound) == hash("https://a.test/z")
-    loc = Location({}, "/p", inner)
-    assert loc.key == "https://a.test/y#/p"
+    assert hash(base) == hash("https://a.test/x")
+    assert Location({}, "/p", inner).key == "https://a.test/y#/p"
+
+
+def test_resources_entered_in_place_join_the_scope_only_when_they_refer() -> None:
+    # r and s both define "x"; the $dynamicRef sits in u, entered in place from s, entered
+    # in place from r: no reference was followed from r or s, so the scope is just u and
+    # the static target s#x stands (jsonschema's dynamic scope; not r).
+    schema = {
+        "$id": "https://example.test/r",
+        "$dynamicAnchor": "x",
+        "type": "object",
+        "properties": {
+            "a": {
+                "$id": "s",
+                "$dynamicAnchor": "x",
+                "type": ["object", "string"],
+                "properties": {"b": {"$id": "u", "$dynamicRef": "s#x"}},
+            },
+            "c": {"$ref": "#/properties/a/properties/b"},  # followed from r: r is outermost
+        },
+    }
+    _agrees_with_jsonschema(
+        schema,
+        [{"a": {"b": "str"}}, {"a": {"b": {"b": "s"}}}, {"c": {}}],
+        [{"a": {"b": 1}}, {"c": "str"}, {"a": 1}],
+    )
 
 
 @pytest.mark.parametrize("ref", ["#nowhere", "other.json#items"])

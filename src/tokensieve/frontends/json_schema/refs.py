@@ -9,13 +9,16 @@ be registered by URI; nothing is ever fetched from the network.
 
 ``$dynamicRef`` (:meth:`Resolver.resolve_dynamic`) depends on the *dynamic scope*: the
 schema resources evaluation passed through to get here. Its target is the outermost
-resource of that scope that defines the ``$dynamicAnchor``. Only that outermost definer
-matters, per anchor name, so a location carries it in its :class:`BaseURI` (the base URI
-plus these bindings): two locations of one schema reached through different scopes then
-differ, and the converter, which keys its rules by ``(schema, base)``, builds one rule
-per scope that changes the meaning. Names defined by one resource only are not bound
-(their ``$dynamicRef`` is static), so schemas without competing dynamic anchors get no
-extra rules.
+resource of that scope that defines the ``$dynamicAnchor``. As in ``jsonschema`` (the
+reference ``validate`` uses), a resource joins the scope when a reference is followed
+from inside it, the one holding the ``$dynamicRef`` included; a subschema with an ``$id``
+entered in place does not join by itself. Only the outermost definer matters, per anchor
+name, so a location carries it in its :class:`BaseURI` (the base URI plus these
+bindings): two locations of one schema reached through different scopes then differ,
+and the converter, which keys its rules by ``(schema, base)``, builds one rule per scope
+that changes the meaning. Names defined by one resource only are not bound (their
+``$dynamicRef`` is static), so schemas without competing dynamic anchors get no extra
+rules.
 """
 
 from __future__ import annotations
@@ -110,12 +113,18 @@ class BaseURI(str):
     def __hash__(self) -> int:
         return hash((self.uri, self.dynamic)) if self.dynamic else hash(self.uri)
 
-    def moved(self, uri: str) -> BaseURI:
-        """The base after evaluation enters the resource ``uri`` (which joins the dynamic scope)."""
+    def at(self, uri: str) -> BaseURI:
+        """The base URI ``uri`` in the same dynamic scope."""
+        return BaseURI(uri, self.dynamic, self.definers)
+
+    def joined(self) -> BaseURI:
+        """This base once its resource has joined the dynamic scope (a reference is
+        followed from it): it binds the contested names it defines that are still free."""
         bound = dict(self.dynamic)
-        fresh = {name: uri for name in self.definers.get(uri, ()) if name not in bound}  # outermost wins
-        dynamic = tuple(sorted({**bound, **fresh}.items())) if fresh else self.dynamic
-        return BaseURI(uri, dynamic, self.definers)
+        fresh = {name: self.uri for name in self.definers.get(self.uri, ()) if name not in bound}
+        if not fresh:  # the outermost definer of a name stays bound
+            return self
+        return BaseURI(self.uri, tuple(sorted({**bound, **fresh}.items())), self.definers)
 
     def binding(self, name: str) -> str | None:
         """The resource bound to the dynamic anchor ``name`` in this scope, if any."""
@@ -167,7 +176,7 @@ class Resolver:
                 for uri in uris:
                     definers.setdefault(uri, set()).add(name)
         self._definers = {uri: frozenset(names) for uri, names in definers.items()}
-        self.root_base = BaseURI("", (), self._definers).moved(root_uri)
+        self.root_base = BaseURI(root_uri, (), self._definers)
 
     def root_location(self) -> Location:
         return Location(self.root, "", self.root_base)
@@ -205,7 +214,9 @@ class Resolver:
         return base
 
     def resolve(self, ref: str, here: Location) -> Location:
-        """The location ``ref`` points to, from a schema at ``here``."""
+        """The location ``ref`` points to, from a schema at ``here`` (whose resource thereby
+        joins the dynamic scope)."""
+        scope = here.base.joined()
         target = join_uri(here.base.uri, ref)
         uri, fragment = urldefrag(target)
         fragment = unquote(fragment)
@@ -218,14 +229,14 @@ class Resolver:
                 pointer=here.pointer,
             )
         if not fragment:
-            return replace(resource, base=here.base.moved(resource.base.uri))
+            return replace(resource, base=scope.at(resource.base.uri))
         if not fragment.startswith("/"):
             anchor = self._anchors.get(f"{uri}#{fragment}")
             if anchor is None:
                 raise UnsupportedSchemaError(
                     f"$ref {ref!r}: no anchor {fragment!r}", keyword="$ref", pointer=here.pointer
                 )
-            return replace(anchor, base=here.base.moved(anchor.base.uri))
+            return replace(anchor, base=scope.at(anchor.base.uri))
         node = resource.schema
         pointer = resource.pointer
         base = resource.base.uri
@@ -246,7 +257,7 @@ class Resolver:
                 and not node["$id"].startswith("#")
             ):
                 base = urldefrag(join_uri(base, node["$id"]))[0]
-        return Location(node, pointer, here.base.moved(base))
+        return Location(node, pointer, scope.at(base))
 
     def resolve_dynamic(self, ref: str, here: Location) -> Location:
         """``$dynamicRef``: the static target of ``ref``, unless that target has a
@@ -256,11 +267,11 @@ class Resolver:
         name = unquote(urldefrag(join_uri(here.base.uri, ref))[1])
         if not isinstance(target.schema, dict) or target.schema.get("$dynamicAnchor") != name:
             return target
-        outermost = here.base.binding(name)
+        outermost = target.base.binding(name)  # the scope now holds this resource too
         if outermost is None:
             return target
         anchor = self._anchors[f"{outermost}#{name}"]
-        return replace(anchor, base=here.base.moved(outermost))
+        return replace(anchor, base=target.base.at(outermost))
 
     @staticmethod
     def enter(schema: Any, pointer: str, base: BaseURI) -> Location:
@@ -268,5 +279,5 @@ class Resolver:
         if isinstance(schema, dict):
             sid = schema.get("$id")
             if isinstance(sid, str) and not sid.startswith("#"):
-                base = base.moved(urldefrag(join_uri(base.uri, sid))[0])
+                base = base.at(urldefrag(join_uri(base.uri, sid))[0])
         return Location(schema, pointer, base)
