@@ -8,6 +8,7 @@ from typing import Any
 import jsonschema
 import pytest
 
+from tokensieve.errors import UnsupportedSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 from tokensieve.frontends.json_schema.refs import BaseURI, Location, Resolver
 
@@ -152,10 +153,36 @@ def test_resources_entered_in_place_join_the_scope_only_when_they_refer() -> Non
     )
 
 
+def test_ref_to_a_contested_dynamic_anchor_is_an_error_where_readings_differ() -> None:
+    # The specification reads this $ref statically (integers); jsonschema dynamically
+    # (strings, the root's definition comes first in the scope).
+    schema: dict[str, Any] = {
+        "$id": "https://example.test/root",
+        "$ref": "list",
+        "$defs": {
+            "foo": {"$dynamicAnchor": "items", "type": "string"},
+            "list": {
+                "$id": "list",
+                "type": "array",
+                "items": {"$ref": "#items"},
+                "$defs": {"items": {"$dynamicAnchor": "items", "type": "integer"}},
+            },
+        },
+    }
+    with pytest.raises(UnsupportedSchemaError) as info:
+        json_schema_to_grammar(schema)
+    assert info.value.keyword == "$ref" and info.value.pointer == "/$defs/list/items"
+    # The list entered in place: the root never joins the scope, both readings agree.
+    in_place = {
+        "$id": "https://example.test/root",
+        "$defs": {"foo": schema["$defs"]["foo"]},
+        "properties": {"l": schema["$defs"]["list"]},
+    }
+    _agrees_with_jsonschema(in_place, [{"l": [1, 2]}], [{"l": ["a"]}])
+
+
 @pytest.mark.parametrize("ref", ["#nowhere", "other.json#items"])
 def test_unresolvable_dynamic_refs_raise(ref: str) -> None:
-    from tokensieve.errors import UnsupportedSchemaError
-
     with pytest.raises(UnsupportedSchemaError) as info:
         json_schema_to_grammar({"$id": "https://example.test/s", "items": {"$dynamicRef": ref}})
     assert info.value.keyword == "$ref"

@@ -214,8 +214,28 @@ class Resolver:
         return base
 
     def resolve(self, ref: str, here: Location) -> Location:
-        """The location ``ref`` points to, from a schema at ``here`` (whose resource thereby
-        joins the dynamic scope)."""
+        """The location ``ref`` (a ``$ref``) points to, from a schema at ``here``.
+
+        A ``$ref`` is static, but ``jsonschema`` resolves one whose fragment names a
+        ``$dynamicAnchor`` like a ``$dynamicRef``: where the two readings pick different
+        schemas, the reference is an error rather than either guess.
+        """
+        target = self._lookup(ref, here)
+        name = unquote(urldefrag(join_uri(here.base.uri, ref))[1])
+        if isinstance(target.schema, dict) and target.schema.get("$dynamicAnchor") == name:
+            outermost = target.base.binding(name)
+            if outermost is not None and outermost != target.base.uri:
+                raise UnsupportedSchemaError(
+                    f"$ref {ref!r} names a $dynamicAnchor that {outermost!r} also defines, earlier in the "
+                    "dynamic scope: static by the specification, dynamic in jsonschema",
+                    keyword="$ref",
+                    pointer=here.pointer,
+                )
+        return target
+
+    def _lookup(self, ref: str, here: Location) -> Location:
+        """The static target of ``ref`` from ``here``, whose resource thereby joins the
+        dynamic scope."""
         scope = here.base.joined()
         target = join_uri(here.base.uri, ref)
         uri, fragment = urldefrag(target)
@@ -263,7 +283,7 @@ class Resolver:
         """``$dynamicRef``: the static target of ``ref``, unless that target has a
         ``$dynamicAnchor`` of the fragment's name; then the outermost resource of the
         dynamic scope that defines that dynamic anchor (the static target when none does)."""
-        target = self.resolve(ref, here)
+        target = self._lookup(ref, here)
         name = unquote(urldefrag(join_uri(here.base.uri, ref))[1])
         if not isinstance(target.schema, dict) or target.schema.get("$dynamicAnchor") != name:
             return target
