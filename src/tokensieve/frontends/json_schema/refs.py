@@ -99,11 +99,11 @@ class BaseURI(str):
     def uri(self) -> str:
         return str.__str__(self)
 
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object) -> bool:  # str's methods: no copies, cached hashes
         if isinstance(other, BaseURI):
-            return self.uri == other.uri and self.dynamic == other.dynamic
+            return str.__eq__(self, other) and self.dynamic == other.dynamic
         if isinstance(other, str):
-            return not self.dynamic and self.uri == other
+            return not self.dynamic and str.__eq__(self, other)
         return NotImplemented
 
     def __ne__(self, other: object) -> bool:  # str's own __ne__ would ignore the bindings
@@ -111,7 +111,7 @@ class BaseURI(str):
         return equal if equal is NotImplemented else not equal
 
     def __hash__(self) -> int:
-        return hash((self.uri, self.dynamic)) if self.dynamic else hash(self.uri)
+        return hash((str.__hash__(self), self.dynamic)) if self.dynamic else str.__hash__(self)
 
     def at(self, uri: str) -> BaseURI:
         """The base URI ``uri`` in the same dynamic scope."""
