@@ -11,7 +11,8 @@ textbook algorithms over speed:
    (set of items written, count, before/after an item): the textbook 2^n construction
    that the engine avoids, so the oracle only takes small ``n``. ``Difference`` is
    determinized here by a plain subset construction over both operands (their rules
-   inlined) and written as one right-linear rule per reachable pair of subsets.
+   inlined, nested differences determinized first) and written as one right-linear rule
+   per reachable pair of subsets.
 2. Unproductive symbols (nonterminals that derive no terminal string at all, and empty
    byte sets) and every production that mentions one are removed.
 3. An Earley recognizer with the Aycock–Horspool treatment of nullable nonterminals
@@ -223,7 +224,14 @@ class _EpsilonNFA:
                 if accepting:
                     self.eps[s].append(b)
         elif isinstance(expr, Difference):
-            raise ValueError("the oracle does not nest Difference")
+            trans, accept = _determinize_difference(expr, self.rules)
+            inner = [self.state() for _ in trans]
+            self.eps[a].append(inner[0])
+            for s, row in enumerate(trans):
+                for byte, t in row.items():
+                    self.edges[inner[s]].append((frozenset((byte,)), inner[t]))
+                if accept[s]:
+                    self.eps[inner[s]].append(b)
         else:
             raise ValueError(f"Difference operands must be regular, not {type(expr).__name__}")
 
@@ -241,37 +249,52 @@ class _EpsilonNFA:
         return self.closure(t for s in states for label, t in self.edges[s] if byte in label)
 
 
-def _difference(
-    expr: Difference, rules: Mapping[str, Expr], new_nt: Callable[[list[tuple[Symbol, ...]]], str], cfg: CFG
-) -> str:
-    """One rule per reachable (left subset, right subset): ``state -> byte next | ε``."""
+def _determinize_difference(
+    expr: Difference, rules: Mapping[str, Expr]
+) -> tuple[list[dict[int, int]], list[bool]]:
+    """A DFA for ``expr`` (state 0 starts): subsets of both operands' NFAs, reachable pairs."""
     nfa = _EpsilonNFA(rules)
     left = (nfa.state(), nfa.state())
     right = (nfa.state(), nfa.state())
     nfa.add(expr.left, *left)
     nfa.add(expr.right, *right)
-    names: dict[tuple[frozenset[int], frozenset[int]], str] = {}
-    todo: list[tuple[frozenset[int], frozenset[int]]] = []
+    index: dict[tuple[frozenset[int], frozenset[int]], int] = {}
+    order: list[tuple[frozenset[int], frozenset[int]]] = []
 
-    def name(key: tuple[frozenset[int], frozenset[int]]) -> str:
-        if key not in names:
-            names[key] = new_nt([])
-            todo.append(key)
-        return names[key]
+    def number(key: tuple[frozenset[int], frozenset[int]]) -> int:
+        if key not in index:
+            index[key] = len(order)
+            order.append(key)
+        return index[key]
 
-    start = name((nfa.closure([left[0]]), nfa.closure([right[0]])))
-    while todo:
-        key = todo.pop()
-        ls, rs = key
-        rhss: list[tuple[Symbol, ...]] = []
-        if left[1] in ls and right[1] not in rs:
-            rhss.append(())
+    number((nfa.closure([left[0]]), nfa.closure([right[0]])))
+    trans: list[dict[int, int]] = []
+    accept: list[bool] = []
+    i = 0
+    while i < len(order):
+        ls, rs = order[i]
+        i += 1
+        accept.append(left[1] in ls and right[1] not in rs)
+        row: dict[int, int] = {}
         for byte in range(256):
             nl = nfa.step(ls, byte)
             if nl:
-                rhss.append((ByteSet(frozenset((byte,))), name((nl, nfa.step(rs, byte)))))
-        cfg.productions[names[key]] = rhss
-    return start
+                row[byte] = number((nl, nfa.step(rs, byte)))
+        trans.append(row)
+    return trans, accept
+
+
+def _difference(
+    expr: Difference, rules: Mapping[str, Expr], new_nt: Callable[[list[tuple[Symbol, ...]]], str], cfg: CFG
+) -> str:
+    """One rule per DFA state: ``state -> byte next | ε``."""
+    trans, accept = _determinize_difference(expr, rules)
+    names = [new_nt([]) for _ in trans]
+    for s, row in enumerate(trans):
+        cfg.productions[names[s]] = [(ByteSet(frozenset((b,))), names[t]) for b, t in row.items()]
+        if accept[s]:
+            cfg.productions[names[s]].append(())
+    return names[0]
 
 
 MAX_ORACLE_UNORDERED_ITEMS = 12

@@ -28,6 +28,7 @@ def regular() -> st.SearchStrategy[Expr]:
             st.tuples(children, st.integers(0, 2), st.one_of(st.none(), st.integers(0, 2))).map(
                 lambda t: Repeat(t[0], t[1], None if t[2] is None else t[1] + t[2])
             ),
+            st.tuples(children, children).map(lambda t: Difference(*t)),  # nested differences
         )
 
     return st.recursive(leaves, extend, max_leaves=6)

@@ -34,7 +34,7 @@ from . import composition
 from .keywords import count_keyword
 from .negation import NO_ANNOTATIONS
 from .refs import Location, Resolver, child_pointer
-from .strings import StringSpec, json_literal_string, string_expr
+from .strings import _QUOTE, StringSpec, _escape_expr, json_literal_string, string_expr
 
 if TYPE_CHECKING:
     from .converter import Converter
@@ -252,20 +252,6 @@ def _extra_members(
             pointer,
         )
         patterns = patterns[:_MAX_PATTERN_REGIONS]
-    if not patterns and _unconstrained(base):
-        # The common case, any key but the declared names: one native set difference
-        # (OP_DIFFERENCE) instead of a complement automaton built here.
-        value = _value_of(
-            conv,
-            [extra for loc in conj if (extra := _additional(conv, loc)) is not None]
-            + [schema for schema, _ in unevaluated],
-        )
-        if value == NOTHING:
-            return []
-        key = json_string()
-        if names:
-            key = Difference(key, alt(*(json_literal_string(n) for n in names)))
-        return [member_rule(conv, key, value)]
     from ..regex import parse_regex  # the regex front-end gives content languages
 
     langs: list[Expr] = []
@@ -276,6 +262,10 @@ def _extra_members(
             raise UnsupportedSchemaError(
                 f"pattern {p!r}: {exc}", keyword="patternProperties", pointer=sub.pointer
             ) from exc
+    # Keys as set operations on their JSON spellings, done natively (OP_DIFFERENCE), when
+    # nothing but patterns and names constrains them: far cheaper than automata built here.
+    spelled = [_escape_expr(lang, {}) for lang in langs]
+    native = _unconstrained(base) and all(s is not None for s in spelled)
     out: list[Expr] = []
     for subset in range(1 << len(patterns)):
         inside = [k for k in range(len(patterns)) if subset >> k & 1]
@@ -289,6 +279,17 @@ def _extra_members(
         parts += [schema for schema, scope in unevaluated if not owners.intersection(scope)]
         value = _value_of(conv, parts)
         if value == NOTHING:
+            continue
+        if native:
+            quoted = [seq(_QUOTE, s, _QUOTE) for s in spelled if s is not None]
+            key = json_string()
+            for k in inside:  # A and B = A minus (A minus B)
+                key = Difference(key, Difference(key, quoted[k]))
+            excluded = [quoted[k] for k in range(len(patterns)) if k not in inside]
+            excluded += [json_literal_string(n) for n in names]
+            if excluded:
+                key = Difference(key, alt(*excluded))
+            out.append(member_rule(conv, key, value))
             continue
         spec = StringSpec(
             pointer=pointer,
