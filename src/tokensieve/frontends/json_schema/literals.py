@@ -53,7 +53,7 @@ def literal_value(conv: Converter, value: Any) -> Expr:
             )
             for k, v in value.items()
         ]
-        return object_expr(conv, members, [], 0, None, "const_object")
+        return object_expr(conv, members, [], 0, None)
     raise TypeError(f"not a JSON value: {value!r}")
 
 

@@ -66,7 +66,7 @@ class _Shape:
 def any_object(conv: Converter) -> Expr:
     """Any JSON object (keys any strings, values any JSON)."""
     member = seq(json_string(), conv.ws, literal(":"), conv.ws, conv.any_value())
-    return object_expr(conv, [], [member], 0, None, "any_object", order="declared")
+    return object_expr(conv, [], [member], 0, None, order="declared")
 
 
 def object_value(conv: Converter, conj: list[Location]) -> Expr:
@@ -107,8 +107,7 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
             continue
         members.append(Member(member_rule(conv, json_literal_string(name), value), value, required))
     extras = _extra_members(conv, conj, list(shape.names), name_filters, unevaluated)
-    pointer = conj[0].pointer if conj else ""
-    return object_expr(conv, members, extras, shape.min_props, shape.max_props, "object", pointer=pointer)
+    return object_expr(conv, members, extras, shape.min_props, shape.max_props)
 
 
 def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
@@ -321,10 +320,8 @@ def object_expr(
     extras: list[Expr],
     min_props: int,
     max_props: int | None,
-    hint: str,
     *,
     order: str | None = None,
-    pointer: str = "",
 ) -> Expr:
     """``{`` members ``}`` with whitespace between tokens; see the module docstring for order."""
     order = order or conv.property_order
