@@ -3,6 +3,8 @@ accepts, exact on ASCII labels and on short U-labels of the supported scripts.""
 
 from __future__ import annotations
 
+import random
+
 import idna
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
@@ -72,6 +74,17 @@ def test_punycode_bound() -> None:
     for label in ["ß" + "힣" * (n - 1), "힣ß" * (n // 2), "a" * (n - 1) + "힣", "힣" * n]:
         assert len(idna.encode(label)) <= 63 and dfa_accepts(_DFA, label), label
     assert not dfa_accepts(_DFA, "ü" * (n + 1))
+
+
+def test_punycode_digits_grow_with_the_delta() -> None:
+    # punycode_digits_bound relies on it: the largest delta has the most digits, any bias.
+    rng = random.Random(5)
+    for top in (0xFF, 0x3134A):
+        small, large = formats_idna.punycode_digits_bound(top, 1), formats_idna.punycode_digits_bound(top, 60)
+        assert small <= large
+    for _ in range(300):
+        cp = rng.randrange(0x80, 0x110000)
+        assert formats_idna.punycode_digits_bound(cp, 9) <= formats_idna.punycode_digits_bound(cp + 1000, 9)
 
 
 _U_CHARS = [chr(lo) for lo, _ in formats_idna.u_label_code_points()] + ["ü", "가", "丈", "я"]

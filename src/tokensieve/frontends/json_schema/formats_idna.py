@@ -147,7 +147,7 @@ def max_u_label(max_code_point: int) -> int:
     """The most code points a U-label may have so that its A-label is at most 63 octets
     whatever they are: ``xn--``, the ASCII code points, ``-``, then one Punycode integer
     per other code point (:func:`punycode_digits_bound` digits at most)."""
-    n = 1
+    n = 0
     while 4 + 1 + punycode_digits_bound(max_code_point, n + 1) * (n + 1) <= 63:
         n += 1
     return n
