@@ -14,6 +14,8 @@ language here is a set of UTF-8 encoded texts.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -391,11 +393,18 @@ class LabeledGraph:
 
     def to_rules(self, grammar: Grammar, hint: str) -> Ref:
         """One rule per state (a right-linear grammar): exact, whatever the size."""
+        # One scan for a free prefix, then numbered states (Grammar.fresh_name scans from 1
+        # each time: quadratic over thousands of states).
+        prefix = grammar.fresh_name(f"{hint}_dfa")
+        grammar.rules[prefix] = NOTHING
         names = []
-        for _ in self.accept:
-            name = grammar.fresh_name(hint)
+        for i in range(len(self.accept)):
+            name = f"{prefix}_{i}"
+            if name in grammar.rules:
+                name = grammar.fresh_name(name)
             grammar.rules[name] = NOTHING  # reserve the name
             names.append(name)
+        del grammar.rules[prefix]  # only reserved the prefix while numbering
         for s, row in enumerate(self.edges):
             options = [seq(label, Ref(names[t])) for t, label in row.items()]
             if self.accept[s]:
@@ -469,12 +478,35 @@ def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
         row.append((lo, hi, target))
 
 
+_DFA_CACHE: OrderedDict[int, tuple[Expr, DFA]] = OrderedDict()
+_DFA_CACHE_SIZE = 512
+_DFA_LOCK = threading.Lock()
+
+
 def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
-    """The minimal DFA of a regular expression (raises :class:`NotRegular` on refs)."""
+    """The minimal DFA of a regular expression (raises :class:`NotRegular` on refs).
+
+    Remembered per expression object (the same format or pattern language meets many
+    negations and intersections); the entry keeps the expression alive, so its id is not
+    reused while cached. DFAs are never modified in place.
+    """
+    with _DFA_LOCK:
+        hit = _DFA_CACHE.get(id(expr))
+        if hit is not None and hit[0] is expr:
+            _DFA_CACHE.move_to_end(id(expr))
+    if hit is not None and hit[0] is expr:
+        if hit[1].size > max_states:
+            raise OverflowError("automaton too large")
+        return hit[1]
     nfa = _NFA()
     start, final = nfa.state(), nfa.state()
     nfa.add(expr, start, final)
-    return DFA.from_nfa(nfa, start, final, max_states)
+    dfa = DFA.from_nfa(nfa, start, final, max_states)
+    with _DFA_LOCK:
+        _DFA_CACHE[id(expr)] = (expr, dfa)
+        if len(_DFA_CACHE) > _DFA_CACHE_SIZE:
+            _DFA_CACHE.popitem(last=False)
+    return dfa
 
 
 _UTF8: DFA | None = None

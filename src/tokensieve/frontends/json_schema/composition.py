@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 from decimal import Decimal
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GrammarSyntaxError, UnsatisfiableSchemaError, UnsupportedSchemaError
@@ -359,6 +360,13 @@ def tighten_number(conv: Converter, spec: NumberSpec, loc: Location) -> None:
         spec.multiple_of = Decimal(ia * ib // math.gcd(ia, ib)).scaleb(-scale)
 
 
+@lru_cache(maxsize=1024)
+def _pattern_language(pattern: str) -> Expr:
+    """A ``pattern`` as a content language, parsed once per pattern (so that its automaton,
+    remembered per expression object, is built once too)."""
+    return parse_regex(pattern, search=True)
+
+
 def tighten_string(conv: Converter, spec: StringSpec, loc: Location) -> None:
     """Add the string keywords of one schema object to ``spec``."""
     s = loc.schema
@@ -370,7 +378,7 @@ def tighten_string(conv: Converter, spec: StringSpec, loc: Location) -> None:
     pattern = s.get("pattern")
     if isinstance(pattern, str):
         try:
-            spec.languages.append(("pattern", parse_regex(pattern, search=True)))
+            spec.languages.append(("pattern", _pattern_language(pattern)))
         except GrammarSyntaxError as exc:
             conv.unsupported(f"pattern {pattern!r}: {exc}", "pattern", child_pointer(loc.pointer, "pattern"))
     fmt = s.get("format")

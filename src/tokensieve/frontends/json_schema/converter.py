@@ -132,6 +132,8 @@ class Converter:
         self._names = 0
         self._depth = 0  # $ref rules being built, nested
         self._deferred: list[tuple[str, Location]] = []
+        self.memo: dict[Any, Any] = {}
+        """Results of costly steps by a key of their inputs (strings, subtractions)."""
 
     def build(self) -> Grammar:
         try:
@@ -296,10 +298,24 @@ class Converter:
         spec = strings.StringSpec(pointer=conj[0].pointer if conj else "")
         for loc in conj:
             composition.tighten_string(self, spec, loc)
-        try:
-            return strings.string_expr(spec, self.grammar, "string")
-        except UnsatisfiableSchemaError:
-            return NOTHING
+        # One expression per distinct combination of constraints: negations and oneOf arms
+        # meet the same string many times, and automata built from it are remembered per
+        # expression object (:func:`.automata.dfa_from_expr`). Languages are shared objects
+        # (formats and patterns are parsed once), so their ids identify them.
+        key = (
+            "string",
+            spec.min_length,
+            spec.max_length,
+            tuple((k, id(e)) for k, e in spec.languages),
+            tuple((k, id(e)) for k, e in spec.excluded),
+        )
+        if key not in self.memo:
+            try:
+                expr = strings.string_expr(spec, self.grammar, "string")
+            except UnsatisfiableSchemaError:
+                expr = NOTHING
+            self.memo[key] = (expr, spec)  # the spec keeps the languages (and their ids) alive
+        return self.memo[key][0]  # type: ignore[no-any-return]
 
     # -- validation of concrete values (enum/const filtering) ----------------------------
 

@@ -16,6 +16,7 @@ numbers form one group, since ``type: number`` admits both).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -273,10 +274,28 @@ def _own_key_language(s: dict[str, Any]) -> DFA | None:
     return declared_key_language(s, allowed_only=True)
 
 
+_KEYS_CACHE: OrderedDict[tuple[int, bool], tuple[dict[str, Any], DFA | None]] = OrderedDict()
+
+
 def declared_key_language(s: dict[str, Any], *, allowed_only: bool = False) -> DFA | None:
     """The names ``properties`` or ``patternProperties`` of one schema object cover (the
     complement are its *additional* names); None when a pattern cannot be read.
-    ``allowed_only``: leave out names whose schema is ``false``."""
+    ``allowed_only``: leave out names whose schema is ``false``.
+
+    Remembered per schema object (kept alive by the entry, so its id is not reused).
+    """
+    key = (id(s), allowed_only)
+    hit = _KEYS_CACHE.get(key)
+    if hit is not None and hit[0] is s:
+        return hit[1]
+    dfa = _declared_key_language(s, allowed_only)
+    _KEYS_CACHE[key] = (s, dfa)
+    if len(_KEYS_CACHE) > 1024:
+        _KEYS_CACHE.popitem(last=False)
+    return dfa
+
+
+def _declared_key_language(s: dict[str, Any], allowed_only: bool) -> DFA | None:
     props = s.get("properties")
     options: list[Expr] = []
     if isinstance(props, dict):

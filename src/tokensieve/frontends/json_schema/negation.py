@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...ir import NOTHING, Bytes, Expr, Repeat, alt
 from .automata import NotRegular, dfa_from_expr
-from .disjoint import possible_types
+from .disjoint import disjoint, possible_types
 from .negated_keywords import KeySpace, negate_keyword
 from .refs import Location, Resolver, child_pointer
 
@@ -88,6 +88,11 @@ def with_negations(
         if branches is None:
             conv.unsupported(f"not: {reason}", "not", neg[0].pointer)
             continue
+        # Branches no positive value can satisfy add nothing, and cost a distribution each.
+        where = child_pointer(loc.pointer, "not")
+        branches = [
+            b for b in branches if not disjoint(conv, positive, flatten(conv, Location(b, where, loc.base)))
+        ]
         # What a "not" proves is no annotation: unevaluated* must not see these properties.
         rewritten = {"anyOf": [{**b, NO_ANNOTATIONS: True} for b in branches]}
         positive.append(loc.inside(Location(rewritten, child_pointer(loc.pointer, "not"), loc.base)))
@@ -206,6 +211,9 @@ def _says_nothing_about(neg: list[Location], group: tuple[str, ...]) -> bool:
 
 
 def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], pointer: str) -> Expr:
+    key = ("subtract", id(pos), id(neg), group)
+    if key in conv.memo:
+        return conv.memo[key][0]  # type: ignore[no-any-return]
     try:
         dfa = dfa_from_expr(pos).minus(dfa_from_expr(neg))
         if group[-1] == "number":
@@ -213,4 +221,6 @@ def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], poi
     except (NotRegular, OverflowError):
         conv.unsupported("the negated schema is too complex to subtract", "not", pointer)
         return pos
-    return dfa.labeled().to_ir(conv.grammar, "not")
+    out = dfa.labeled().to_ir(conv.grammar, "not")
+    conv.memo[key] = (out, pos, neg)  # pos and neg kept alive: their ids are the key
+    return out
