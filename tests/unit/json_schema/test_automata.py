@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 
+import pytest
+
 from tests.oracle import Oracle
 from tokensieve.frontends.json_schema.automata import dfa_from_expr, utf8_strings
 from tokensieve.frontends.json_schema.digits import fixed_width
@@ -62,3 +64,25 @@ def test_fixed_width_digit_ranges_are_exact() -> None:
             for combo in itertools.product(*(range(a, b + 1) for a, b in digits)):
                 covered.add(int("".join(map(str, combo))))
         assert covered == set(range(lo, hi + 1))
+
+
+def test_automata_are_remembered_per_expression_object() -> None:
+    expr = parse_regex("[a-z]{3}")
+    first = dfa_from_expr(expr)
+    assert dfa_from_expr(expr) is first
+    assert dfa_from_expr(parse_regex("[a-z]{3}")) is not first  # another object, built again
+    with pytest.raises(OverflowError):  # the remembered automaton still obeys the limit
+        dfa_from_expr(expr, max_states=2)
+
+
+def test_right_linear_rules_get_distinct_names() -> None:
+    grammar = Grammar()
+    graph = dfa_from_expr(parse_regex("(ab|c)+")).labeled()
+    first, second = graph.to_rules(grammar, "x"), graph.to_rules(grammar, "x")
+    assert first != second
+    names = [n for n in grammar.rules if n.startswith("x")]
+    assert len(names) == 2 * len(graph.accept)
+    for ref in (first, second):
+        grammar.rules["root"] = ref
+        oracle = Oracle(grammar)
+        assert oracle.is_complete(b"abcab") and not oracle.is_complete(b"abb")
