@@ -310,6 +310,11 @@ class LabeledGraph:
     def to_expr(self, budget: int = 4000) -> Expr | None:
         """A regular expression by state elimination, or None past ``budget`` nodes."""
         n = len(self.accept)
+        edges = sum(len(row) for row in self.edges)
+        if edges > budget:
+            # Every edge label of a trimmed automaton survives into the expression at least
+            # once, so it cannot fit; the elimination itself is quadratic in the states.
+            return None
         init, final = n, n + 1
         out: dict[int, dict[int, Expr]] = {s: {} for s in range(n + 2)}
         into: dict[int, set[int]] = {s: set() for s in range(n + 2)}
