@@ -92,3 +92,11 @@ def test_multiple_of() -> None:
 
 def test_draft4_boolean_exclusive_bounds() -> None:
     check({"type": "integer", "minimum": 3, "exclusiveMinimum": True}, [4], [3])
+
+
+def test_draft4_integers_have_no_fraction() -> None:
+    draft4 = "http://json-schema.org/draft-04/schema#"
+    check({"$schema": draft4, "type": "integer"}, [1, -3, 0], [Raw("1.0"), Raw("-3.00"), 1.5])
+    check({"$schema": draft4, "type": "number", "multipleOf": 1}, [1, Raw("1.0")], [1.5])
+    check({"$schema": draft4, "type": "number", "not": {"type": "integer"}}, [Raw("2.0"), 2.5], [2])
+    check({"type": "integer"}, [1, Raw("1.0")], [1.5])  # draft 2020-12: 1.0 is an integer

@@ -19,6 +19,7 @@ superset, and :func:`tokensieve.validate` must check the output).
 from __future__ import annotations
 
 import json
+import re
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
@@ -35,6 +36,8 @@ from .refs import Location, Resolver
 __all__ = ["Converter", "json_schema_to_grammar", "load_schema"]
 
 PropertyOrder = Literal["declared", "any"]
+
+_EARLY_DRAFT = re.compile(r"draft-0[34]/")
 
 _MAX_REF_DEPTH = 40  # nested $ref targets built eagerly; deeper ones wait in a work list
 
@@ -134,6 +137,9 @@ class Converter:
         self._deferred: list[tuple[str, Location]] = []
         self.memo: dict[Any, Any] = {}
         """Results of costly steps by a key of their inputs (strings, subtractions)."""
+        declared = root.get("$schema") if isinstance(root, dict) else None
+        self.zero_fraction_integers = not (isinstance(declared, str) and _EARLY_DRAFT.search(declared))
+        """Drafts 3 and 4 (by the root's ``$schema``) do not count ``1.0`` as an integer."""
 
     def build(self) -> Grammar:
         try:
@@ -286,7 +292,11 @@ class Converter:
         return alt(*options) if options else NOTHING
 
     def number(self, conj: list[Location], *, integer: bool) -> Expr:
-        spec = NumberSpec(pointer=conj[0].pointer if conj else "", integer=integer)
+        spec = NumberSpec(
+            pointer=conj[0].pointer if conj else "",
+            integer=integer,
+            zero_fraction_integers=self.zero_fraction_integers,
+        )
         for loc in conj:
             composition.tighten_number(self, spec, loc)
         try:

@@ -3,7 +3,8 @@
 Which spellings are accepted (documented in ``docs/json_schema.md``):
 
 - ``integer``: ``-?(0|[1-9][0-9]*)`` optionally followed by ``.0+`` (``1.0`` is the
-  integer 1 in JSON Schema); no exponent. ``-0`` is zero.
+  integer 1 in JSON Schema from draft 6 on; drafts 3 and 4 say an integer has no fraction,
+  :attr:`NumberSpec.zero_fraction_integers`); no exponent. ``-0`` is zero.
 - ``number`` without bounds or ``multipleOf``: the full JSON number syntax.
 - ``number`` with bounds or ``multipleOf``: ``-?(0|[1-9][0-9]*)(\\.[0-9]+)?``, no exponent:
   comparing an exponent form with a bound is not a regular language in general.
@@ -251,6 +252,9 @@ class NumberSpec:
     upper: Decimal | None = None
     upper_strict: bool = False
     multiple_of: Decimal | None = None
+    zero_fraction_integers: bool = True
+    """Whether ``type: integer`` admits ``1.0`` (draft 6 on); drafts 3 and 4 count only
+    numerals without a fraction as integers."""
 
 
 _MAX_MODULUS = 2000
@@ -300,5 +304,6 @@ def number_expr(spec: NumberSpec, grammar: Grammar, hint: str = "number") -> Exp
                 f"no value in range is a multiple of {step}", keyword="multipleOf", pointer=spec.pointer
             )
         body = dfa.labeled().to_ir(grammar, hint + "_mult")
-        return seq(body, optional(_ZERO_FRACTION)) if integer else body
-    return seq(body, optional(_ZERO_FRACTION)) if integer else body
+    # An integral multipleOf on a plain number keeps "1.0" in every draft.
+    fraction = integer and (spec.zero_fraction_integers or not spec.integer)
+    return seq(body, optional(_ZERO_FRACTION)) if fraction else body
