@@ -78,3 +78,16 @@ def test_member_keywords_over_unbounded_keys_stay_unsupported() -> None:
         with pytest.raises(UnsupportedSchemaError) as info:
             json_schema_to_grammar({"type": "object", "not": negated})
         assert info.value.keyword == "not"
+
+
+def test_not_of_a_recursive_schema_is_grammar_recursion() -> None:
+    tree = {"type": "object", "properties": {"c": {"$ref": "#/$defs/t"}, "v": {"type": "integer"}}}
+    schema = {"$defs": {"t": tree}, "type": "object", "not": {"$ref": "#/$defs/t"}}
+    deep_bad = {"c": {"c": {"c": {"v": "x"}}}}
+    deep_good = {"c": {"c": {"c": {"v": 1}}}}
+    check(
+        schema,
+        [{"v": "x"}, {"c": 1}, deep_bad, {"c": {"c": [], "v": 2}}],
+        [{}, {"v": 1}, deep_good, {"c": {"v": 3}}],
+        property_order="any",
+    )

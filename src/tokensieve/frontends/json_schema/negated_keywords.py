@@ -54,6 +54,13 @@ class KeySpace:
         words = inside.finite_words(MAX_FINITE_KEYS)
         return None if words is None else [w.decode() for w in words]
 
+    def finite_names(self) -> tuple[str, ...] | None:
+        """The allowed names when finitely many (a hashable identity of this key space)."""
+        if self.language is None:
+            return None
+        words = self.language.finite_words(MAX_FINITE_KEYS)
+        return None if words is None else tuple(w.decode() for w in words)
+
     def only(self, names: DFA) -> bool:
         """True when every allowed name is in ``names``."""
         return self.language is not None and self.language.minus(names).is_empty()

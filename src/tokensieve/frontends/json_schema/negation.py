@@ -84,7 +84,7 @@ def with_negations(
             continue
         if not keys:
             keys.append(KeySpace.of(positive) if "object" in types else KeySpace(None))
-        branches, reason = _keyword_negation(conv, neg, types, keys[0])
+        branches, reason = _rewrite(conv, loc, neg, types, keys[0])
         if branches is None:
             conv.unsupported(f"not: {reason}", "not", neg[0].pointer)
             continue
@@ -93,8 +93,7 @@ def with_negations(
         branches = [
             b for b in branches if not disjoint(conv, positive, flatten(conv, Location(b, where, loc.base)))
         ]
-        # What a "not" proves is no annotation: unevaluated* must not see these properties.
-        rewritten = {"anyOf": [{**b, NO_ANNOTATIONS: True} for b in branches]}
+        rewritten = {"anyOf": branches}
         positive.append(loc.inside(Location(rewritten, child_pointer(loc.pointer, "not"), loc.base)))
     if not generic:
         return conjunction_value(conv, positive)
@@ -125,6 +124,31 @@ def with_negations(
             expr = _subtract(conv, expr, minus, group, neg[0].pointer)
         options.append(expr)
     return alt(*options) if options else NOTHING
+
+
+def _rewrite(
+    conv: Converter, loc: Location, neg: list[Location], types: frozenset[str], keys: KeySpace
+) -> tuple[list[Any] | None, str]:
+    """The ``anyOf`` branches of ``not`` at ``loc`` (:func:`_keyword_negation`), made once per
+    negated schema object, types and key space.
+
+    The same branch objects for the same negation matter beyond speed: value positions
+    inside them are memoized as grammar rules by schema identity, so the negation of a
+    recursive schema becomes grammar recursion instead of an endless expansion.
+    """
+    names = keys.finite_names()
+    key = ("not", id(loc.schema["not"]), loc.base, types, names)
+    if names is not None or keys.language is None:
+        hit = conv.memo.get(key)
+        if hit is not None:
+            return hit[0], hit[1]
+    branches, reason = _keyword_negation(conv, neg, types, keys)
+    if branches is not None:
+        # What a "not" proves is no annotation: unevaluated* must not see these properties.
+        branches = [{**b, NO_ANNOTATIONS: True} for b in branches]
+    if names is not None or keys.language is None:
+        conv.memo[key] = (branches, reason, loc.schema["not"])  # the schema keeps its id
+    return branches, reason
 
 
 def _only(neg: list[Location], key: str) -> Any:
