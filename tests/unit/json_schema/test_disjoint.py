@@ -142,3 +142,30 @@ def test_disjoint_is_sound_on_overlapping_values() -> None:
     )
     assert possible_types(conv, loc({"anyOf": [{"type": "null"}, {"type": "string"}]})) == {"null", "string"}
     assert possible_types(conv, loc({"not": {"type": "integer"}})) >= {"number"}
+
+
+def test_disjoint_through_nested_one_of_and_property_counts() -> None:
+    repo = {
+        "type": "object",
+        "oneOf": [
+            {"required": ["type", "url"], "properties": {"type": {"const": "vcs"}}},
+            {"required": ["type", "path"], "properties": {"type": {"const": "path"}}},
+        ],
+    }
+    disabled = {
+        "type": "object",
+        "additionalProperties": {"const": False},
+        "minProperties": 1,
+        "maxProperties": 1,
+    }
+    check(
+        {"oneOf": [repo, disabled]},
+        [
+            {"type": "vcs", "url": 1},
+            {"type": "path", "path": "p"},
+            {"x": False},
+            {"type": "vcs", "url": 1, "path": 2},
+        ],
+        [{"x": True}, {}, {"type": "vcs"}, {"type": "git", "url": 1}, {"type": False, "url": 1}],
+        property_order="any",
+    )

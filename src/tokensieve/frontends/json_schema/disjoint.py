@@ -163,8 +163,44 @@ def disjoint_on(
             _in_group(v, group) and all(conv.is_valid(v, loc) for loc in [*mine, *other]) for v in values
         ):
             return True
-    if group == GROUPS[-1] and depth < _MAX_DEPTH:
-        return _objects_disjoint(conv, a, b, depth)
+    if group == GROUPS[-1] and depth < _MAX_DEPTH and _objects_disjoint(conv, a, b, depth):
+        return True
+    return depth < _MAX_DEPTH and (
+        _branches_disjoint(conv, a, b, group, depth) or _branches_disjoint(conv, b, a, group, depth)
+    )
+
+
+_MAX_SPLIT = 16  # anyOf/oneOf branches looked into, per conjunction
+
+
+def _branches_disjoint(
+    conv: Converter, a: list[Location], b: list[Location], group: frozenset[str], depth: int
+) -> bool:
+    """``a`` holds an ``anyOf``/``oneOf`` each of whose branches (with the rest of ``a``) is
+    disjoint from ``b``: then ``a`` is."""
+    from .composition import flatten
+
+    for i, loc in enumerate(a):
+        for key in ("anyOf", "oneOf"):
+            branches = loc.schema.get(key)
+            if not isinstance(branches, list) or not branches or len(branches) > _MAX_SPLIT:
+                continue
+            rest = [*a[:i], loc.with_schema({k: v for k, v in loc.schema.items() if k != key}), *a[i + 1 :]]
+            if all(
+                disjoint_on(
+                    conv,
+                    rest
+                    + flatten(
+                        conv, loc.inside(Resolver.enter(br, child_pointer(loc.pointer, key, j), loc.base))
+                    ),
+                    b,
+                    group,
+                    depth + 1,
+                )
+                for j, br in enumerate(branches)
+            ):
+                return True
+            return False  # one split per conjunction: the cost stays linear in the branches
     return False
 
 
@@ -195,7 +231,20 @@ def _objects_disjoint(conv: Converter, a: list[Location], b: list[Location], dep
         fb = [f for loc in vb for f in flatten(conv, loc)]
         if disjoint(conv, fa, fb, depth + 1):
             return True
-    return _keys_disjoint(a, b) or _keys_disjoint(b, a)
+    return _keys_disjoint(a, b) or _keys_disjoint(b, a) or _counts_disjoint(a, b) or _counts_disjoint(b, a)
+
+
+def _counts_disjoint(a: list[Location], b: list[Location]) -> bool:
+    """``a`` needs more properties (required names, minProperties) than ``b`` allows."""
+    caps = [loc.schema["maxProperties"] for loc in b if _is_count(loc.schema.get("maxProperties"))]
+    if not caps:
+        return False
+    least = max([len(_required(a))] + [_count(loc.schema, "minProperties") for loc in a])
+    return least > min(caps)
+
+
+def _is_count(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _required(conj: list[Location]) -> set[str]:
