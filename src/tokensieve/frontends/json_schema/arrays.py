@@ -118,8 +118,7 @@ def array_value(conv: Converter, conj: list[Location]) -> Expr:
     prefix: list[Expr] = []
     prefix_conjs: list[list[Location]] = []
     for i in range(width):
-        parts = [p[i] if i < len(p) else r for p, r in shapes if i < len(p) or r is not None]
-        item, item_conj = _conj_value(conv, parts)
+        item, item_conj = _conj_value(conv, _position_parts(shapes, i))
         prefix_conjs.append(item_conj)
         if item == NOTHING:  # no array reaches this length
             hi = i if hi is None else min(hi, i)
@@ -139,12 +138,20 @@ def array_value(conv: Converter, conj: list[Location]) -> Expr:
             rest_domain_conj = rest_conj if rest != NOTHING else None
             return _unique(conv, prefix_conjs[: len(prefix)], rest_domain_conj, lo, hi, pointer)
     if contains:
-        positions = [
-            [p[i] if i < len(p) else r for p, r in shapes if i < len(p) or r is not None]
-            for i in range(len(prefix))
-        ]
+        positions = [_position_parts(shapes, i) for i in range(len(prefix))]
         return _contains(conv, positions, rest_parts, contains, lo, hi, pointer)
     return _sequence(conv, prefix, rest, lo, hi)
+
+
+def _position_parts(shapes: list[tuple[list[Location], Location | None]], i: int) -> list[Location]:
+    """The schemas item ``i`` must satisfy: each shape's prefix entry, or its rest schema."""
+    out: list[Location] = []
+    for prefix, rest in shapes:
+        if i < len(prefix):
+            out.append(prefix[i])
+        elif rest is not None:
+            out.append(rest)
+    return out
 
 
 def _sequence(conv: Converter, prefix: list[Expr], rest: Expr, lo: int, hi: int | None) -> Expr:

@@ -198,11 +198,14 @@ class DFA:
             i += 1
             rp = self.trans[p] if p >= 0 else []
             rq = other.trans[q] if q >= 0 else []
-            edges = [(lo, hi, ("a", t)) for lo, hi, t in rp] + [(lo, hi, ("b", t)) for lo, hi, t in rq]
+            # Targets tagged by side: 2t for this automaton, 2t+1 for the other one.
+            edges: list[tuple[int, int, object]] = [(lo, hi, 2 * t) for lo, hi, t in rp]
+            edges += [(lo, hi, 2 * t + 1) for lo, hi, t in rq]
             row: list[Edge] = []
-            for lo, hi, targets in _split_targets(edges):  # type: ignore[arg-type]
-                ta = next((t for side, t in targets if side == "a"), -1)  # type: ignore[misc]
-                tb = next((t for side, t in targets if side == "b"), -1)  # type: ignore[misc]
+            for lo, hi, targets in _split_targets(edges):
+                tagged = [int(x) for x in targets]  # type: ignore[call-overload]
+                ta = next((x // 2 for x in tagged if x % 2 == 0), -1)
+                tb = next((x // 2 for x in tagged if x % 2 == 1), -1)
                 if not complete and (ta < 0 or tb < 0):
                     continue
                 key = (ta, tb)
