@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import pytest
 
+from tokensieve.compiler import Compiler
 from tokensieve.errors import UnsupportedSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.ir import Difference, Grammar
+from tokensieve.matcher import Matcher
+from tokensieve.vocabulary import Vocabulary
 
 from .helpers import Raw, check
+
+BYTES = Vocabulary(
+    [bytes([b]) for b in range(256)] + [b"<eos>"], eos_token_ids=[256], special_token_ids=[256]
+)
 
 
 def test_not_const_object() -> None:
@@ -91,3 +99,37 @@ def test_not_of_a_recursive_schema_is_grammar_recursion() -> None:
         [{}, {"v": 1}, deep_good, {"c": {"v": 3}}],
         property_order="any",
     )
+
+
+def test_large_scalar_subtraction_is_a_native_difference() -> None:
+    schema = {"type": "string", "pattern": "^[a-z]{0,800}$", "not": {"pattern": "^ab"}}
+    grammar = json_schema_to_grammar(schema)
+    assert any(isinstance(e, Difference) for e in _nodes(grammar))
+    # The oracle's Python automata are slow on 800-character bounds: the engine judges.
+    compiled = Compiler(BYTES).grammar(grammar)
+    for text, valid in [
+        ('""', True),
+        ('"ba"', True),
+        ('"a"', True),
+        (f'"{"x" * 800}"', True),
+        ('"abc"', False),
+        ('"ab"', False),
+        ('"a\\u0062"', False),
+        ('"aB"', False),
+        (f'"{"x" * 801}"', False),
+    ]:
+        m = Matcher(compiled)
+        assert (m.accept_bytes(text.encode()) and m.is_accepting()) == valid, text
+    numbers = {"type": "integer", "minimum": 0, "maximum": 10**60, "not": {"multipleOf": 3}}
+    check(numbers, [1, 10**59, 10**59 + 1], [0, 3, 10**59 - 1, -1, Raw("1e0")])
+
+
+def _nodes(grammar: Grammar) -> list[object]:
+    out: list[object] = []
+    todo: list[object] = list(grammar.rules.values())
+    while todo:
+        e = todo.pop()
+        out.append(e)
+        todo += [c for c in getattr(e, "items", ()) if not isinstance(c, (int, str))]
+        todo += [getattr(e, k) for k in ("left", "right", "item") if hasattr(e, k)]
+    return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...ir import NOTHING, Bytes, Expr, Repeat, alt
+from ...ir import NOTHING, Alt, Bytes, Difference, Expr, Ref, Repeat, Seq, Special, Unordered, alt
 from .automata import NotRegular, dfa_from_expr
 from .disjoint import disjoint, possible_types
 from .negated_keywords import KeySpace, negate_keyword
@@ -234,17 +234,59 @@ def _says_nothing_about(neg: list[Location], group: tuple[str, ...]) -> bool:
     return not any(k in loc.schema for loc in neg for k in keywords)
 
 
+_EXPONENT = Seq(
+    (
+        Repeat(Bytes(((0, 0xFF),)), 0, None),
+        Bytes(((0x45, 0x45), (0x65, 0x65))),
+        Repeat(Bytes(((0, 0xFF),)), 0, None),
+    )
+)
+_MAX_PYTHON_STATES = 4000
+
+
 def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], pointer: str) -> Expr:
+    """``pos`` minus ``neg`` (JSON texts of one scalar type; numbers lose exponent forms).
+
+    Small automata are subtracted here, which also tells an empty result apart; large ones
+    become a :class:`~tokensieve.ir.Difference` that the compiler determinizes natively.
+    """
     key = ("subtract", id(pos), id(neg), group)
     if key in conv.memo:
         return conv.memo[key][0]  # type: ignore[no-any-return]
     try:
-        dfa = dfa_from_expr(pos).minus(dfa_from_expr(neg))
+        dfa = dfa_from_expr(pos, _MAX_PYTHON_STATES).minus(dfa_from_expr(neg, _MAX_PYTHON_STATES))
         if group[-1] == "number":
             dfa = dfa.intersect(dfa_from_expr(_NO_EXPONENT))
-    except (NotRegular, OverflowError):
+        out = dfa.labeled().to_ir(conv.grammar, "not")
+    except OverflowError:
+        if _has_ref(pos) or _has_ref(neg):  # right-linear rules: not a Difference operand
+            conv.unsupported("the negated schema is too complex to subtract", "not", pointer)
+            return pos
+        out = Difference(pos, neg)
+        if group[-1] == "number":
+            out = Difference(out, _EXPONENT)
+    except NotRegular:
         conv.unsupported("the negated schema is too complex to subtract", "not", pointer)
         return pos
-    out = dfa.labeled().to_ir(conv.grammar, "not")
     conv.memo[key] = (out, pos, neg)  # pos and neg kept alive: their ids are the key
     return out
+
+
+def _has_ref(expr: Expr) -> bool:
+    """Whether ``expr`` refers to a rule (or holds a non-regular node)."""
+    seen: set[int] = set()
+    todo = [expr]
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, (Ref, Special, Unordered)):
+            return True
+        if isinstance(e, (Seq, Alt)):
+            todo.extend(e.items)
+        elif isinstance(e, Repeat):
+            todo.append(e.item)
+        elif isinstance(e, Difference):
+            todo += [e.left, e.right]
+    return False
