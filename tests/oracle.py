@@ -245,8 +245,21 @@ class _EpsilonNFA:
                     todo.append(t)
         return frozenset(seen)
 
-    def step(self, states: frozenset[int], byte: int) -> frozenset[int]:
-        return self.closure(t for s in states for label, t in self.edges[s] if byte in label)
+    def moves(self, states: frozenset[int]) -> dict[int, frozenset[int]]:
+        """For every byte that leads somewhere: the closure of where it leads."""
+        targets: dict[int, set[int]] = {}
+        for s in states:
+            for label, t in self.edges[s]:
+                for byte in label:
+                    targets.setdefault(byte, set()).add(t)
+        closed: dict[frozenset[int], frozenset[int]] = {}
+        out = {}
+        for byte, ts in targets.items():
+            key = frozenset(ts)
+            if key not in closed:
+                closed[key] = self.closure(key)
+            out[byte] = closed[key]
+        return out
 
 
 def _determinize_difference(
@@ -275,11 +288,8 @@ def _determinize_difference(
         ls, rs = order[i]
         i += 1
         accept.append(left[1] in ls and right[1] not in rs)
-        row: dict[int, int] = {}
-        for byte in range(256):
-            nl = nfa.step(ls, byte)
-            if nl:
-                row[byte] = number((nl, nfa.step(rs, byte)))
+        right_moves = nfa.moves(rs)
+        row = {byte: number((nl, right_moves.get(byte, frozenset()))) for byte, nl in nfa.moves(ls).items()}
         trans.append(row)
     return trans, accept
 
@@ -291,13 +301,16 @@ def _difference(
     trans, accept = _determinize_difference(expr, rules)
     names = [new_nt([]) for _ in trans]
     for s, row in enumerate(trans):
-        cfg.productions[names[s]] = [(ByteSet(frozenset((b,))), names[t]) for b, t in row.items()]
+        by_target: dict[int, set[int]] = {}
+        for byte, t in row.items():
+            by_target.setdefault(t, set()).add(byte)
+        cfg.productions[names[s]] = [(ByteSet(frozenset(bs)), names[t]) for t, bs in by_target.items()]
         if accept[s]:
             cfg.productions[names[s]].append(())
     return names[0]
 
 
-MAX_ORACLE_UNORDERED_ITEMS = 12
+MAX_ORACLE_UNORDERED_ITEMS = 8
 
 
 def _unordered(
@@ -428,7 +441,7 @@ class Oracle:
                 if all(_symbol_productive(s, productive) for s in rhs):
                     self._by_lhs.setdefault(lhs, []).append(len(self._prods))
                     self._prods.append((lhs, rhs))
-        kept = {lhs: [rhs for lhs2, rhs in self._prods if lhs2 == lhs] for lhs in self._by_lhs}
+        kept = {lhs: [self._prods[i][1] for i in indices] for lhs, indices in self._by_lhs.items()}
         self._nullable = _nullable(kept)
         self._start = cfg.start
         self._interned: dict[frozenset[Item], _EarleySet] = {}
