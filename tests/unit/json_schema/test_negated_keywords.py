@@ -133,3 +133,10 @@ def _nodes(grammar: Grammar) -> list[object]:
         todo += [c for c in getattr(e, "items", ()) if not isinstance(c, (int, str))]
         todo += [getattr(e, k) for k in ("left", "right", "item") if hasattr(e, k)]
     return out
+
+
+def test_boolean_schemas_among_the_negated_keywords() -> None:
+    # not (required a and not false): "not false" holds always, so only "a" decides.
+    schema = {"type": "object", "not": {"required": ["a"], "not": False}}
+    check(schema, [{}, {"b": 1}], [{"a": 1}], property_order="any")
+    check({"type": "object", "not": {"required": ["a"], "not": True}}, [{}, {"a": 1}], [1])

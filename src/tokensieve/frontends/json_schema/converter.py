@@ -19,7 +19,6 @@ superset, and :func:`tokensieve.validate` must check the output).
 from __future__ import annotations
 
 import json
-import re
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
@@ -29,6 +28,7 @@ from ...ir import NOTHING, Expr, Grammar, Ref, alt, literal, seq
 from ..json_value import json_number, json_string
 from ..whitespace import WhitespacePolicy, whitespace_expr
 from . import arrays, composition, objects, strings
+from .drafts import declared_draft, without_later_keywords
 from .keywords import check_keywords, is_trivial
 from .numbers import NumberSpec, number_expr
 from .refs import Location, Resolver
@@ -36,8 +36,6 @@ from .refs import Location, Resolver
 __all__ = ["Converter", "json_schema_to_grammar", "load_schema"]
 
 PropertyOrder = Literal["declared", "any"]
-
-_EARLY_DRAFT = re.compile(r"draft-0[34]/")
 
 _MAX_REF_DEPTH = 40  # nested $ref targets built eagerly; deeper ones wait in a work list
 
@@ -121,6 +119,8 @@ class Converter:
         relax: bool | Iterable[str],
         documents: Mapping[str, Any] | None,
     ) -> None:
+        self.draft = declared_draft(root)
+        root = without_later_keywords(root, self.draft)  # unknown to that draft: annotations
         self.root = root
         self.grammar = Grammar(start="root")
         self.ws = whitespace_expr(whitespace)
@@ -137,8 +137,7 @@ class Converter:
         self._deferred: list[tuple[str, Location]] = []
         self.memo: dict[Any, Any] = {}
         """Results of costly steps by a key of their inputs (strings, subtractions)."""
-        declared = root.get("$schema") if isinstance(root, dict) else None
-        self.zero_fraction_integers = not (isinstance(declared, str) and _EARLY_DRAFT.search(declared))
+        self.zero_fraction_integers = self.draft >= 6
         """Drafts 3 and 4 (by the root's ``$schema``) do not count ``1.0`` as an integer."""
 
     def build(self) -> Grammar:

@@ -145,7 +145,7 @@ def _rewrite(
     branches, reason = _keyword_negation(conv, neg, types, keys)
     if branches is not None:
         # What a "not" proves is no annotation: unevaluated* must not see these properties.
-        branches = [{**b, NO_ANNOTATIONS: True} for b in branches]
+        branches = [b if isinstance(b, bool) else {**b, NO_ANNOTATIONS: True} for b in branches]
     if names is not None or keys.language is None:
         conv.memo[key] = (branches, reason, loc.schema["not"])  # the schema keeps its id
     return branches, reason

@@ -1,0 +1,87 @@
+"""Older drafts: keywords a schema's declared ``$schema`` does not know yet are annotations.
+
+A validator honours the draft a schema declares: under draft-04, ``if``/``then``/``const``
+are unknown keywords and constrain nothing, and ``1.0`` is not an integer. The converter
+otherwise reads every keyword with draft 2020-12 meaning, so a schema that declares an
+older draft is first copied without the keywords introduced after it (only in schema
+positions: a property *named* ``if`` stays). The integer rule is
+:attr:`.numbers.NumberSpec.zero_fraction_integers`.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+__all__ = ["LATEST", "declared_draft", "without_later_keywords"]
+
+LATEST = 2020
+
+_SINCE: dict[int, tuple[str, ...]] = {
+    6: ("const", "contains", "propertyNames"),
+    7: ("if", "then", "else"),
+    2019: (
+        "dependentRequired",
+        "dependentSchemas",
+        "unevaluatedProperties",
+        "unevaluatedItems",
+        "minContains",
+        "maxContains",
+    ),
+    2020: ("prefixItems", "$dynamicRef"),
+}
+"""Keywords by the draft that introduced them (draft 2019-09 and 2020-12 as 2019, 2020)."""
+
+_DRAFT = re.compile(r"draft-0?(\d)/|/(\d{4})-\d\d/")
+
+# Where subschemas sit (the same tables as the resolver's, every draft).
+_SUB = {
+    "additionalProperties",
+    "propertyNames",
+    "items",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+}
+_SUB_LIST = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
+_SUB_MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+
+
+def declared_draft(root: Any) -> int:
+    """The draft the root's ``$schema`` names (3, 4, 6, 7, 2019, 2020); the latest if none."""
+    uri = root.get("$schema") if isinstance(root, dict) else None
+    match = _DRAFT.search(uri) if isinstance(uri, str) else None
+    if match is None:
+        return LATEST
+    return int(match.group(1) or match.group(2))
+
+
+def without_later_keywords(root: Any, draft: int) -> Any:
+    """``root`` without the keywords introduced after ``draft`` (a copy; ``root`` if none)."""
+    dropped = {k for since, keys in _SINCE.items() if since > draft for k in keys}
+    if not dropped:
+        return root
+
+    def walk(s: Any) -> Any:
+        if not isinstance(s, dict):
+            return s
+        out: dict[str, Any] = {}
+        for key, value in s.items():
+            if key in dropped:
+                continue
+            if key in _SUB_LIST and isinstance(value, list):
+                out[key] = [walk(v) for v in value]
+            elif key in _SUB:
+                out[key] = walk(value)
+            elif key in _SUB_MAP and isinstance(value, dict):
+                out[key] = {name: walk(v) for name, v in value.items()}
+            else:
+                out[key] = value
+        return out
+
+    return walk(root)
