@@ -253,23 +253,26 @@ def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], poi
     key = ("subtract", id(pos), id(neg), group)
     if key in conv.memo:
         return conv.memo[key][0]  # type: ignore[no-any-return]
+    refs = _has_ref(pos) or _has_ref(neg)  # right-linear rules: not a Difference operand
     try:
-        dfa = dfa_from_expr(pos, _MAX_PYTHON_STATES).minus(dfa_from_expr(neg, _MAX_PYTHON_STATES))
-        if group[-1] == "number":
-            dfa = dfa.intersect(dfa_from_expr(_NO_EXPONENT))
-        out = dfa.labeled().to_ir(conv.grammar, "not")
-    except OverflowError:
-        if _has_ref(pos) or _has_ref(neg):  # right-linear rules: not a Difference operand
+        out = _subtract_here(conv, pos, neg, group, 20000 if refs else _MAX_PYTHON_STATES)
+    except (OverflowError, NotRegular):  # too large here, or holding a Difference already
+        if refs:
             conv.unsupported("the negated schema is too complex to subtract", "not", pointer)
             return pos
         out = Difference(pos, neg)
         if group[-1] == "number":
             out = Difference(out, _EXPONENT)
-    except NotRegular:
-        conv.unsupported("the negated schema is too complex to subtract", "not", pointer)
-        return pos
     conv.memo[key] = (out, pos, neg)  # pos and neg kept alive: their ids are the key
     return out
+
+
+def _subtract_here(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], limit: int) -> Expr:
+    """The subtraction on Python automata of at most ``limit`` states (OverflowError past it)."""
+    dfa = dfa_from_expr(pos, limit).minus(dfa_from_expr(neg, limit))
+    if group[-1] == "number":
+        dfa = dfa.intersect(dfa_from_expr(_NO_EXPONENT))
+    return dfa.labeled().to_ir(conv.grammar, "not")
 
 
 def _has_ref(expr: Expr) -> bool:
