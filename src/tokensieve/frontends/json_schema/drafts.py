@@ -4,7 +4,9 @@ A validator honours the draft a schema declares: under draft-04, ``if``/``then``
 are unknown keywords and constrain nothing, and ``1.0`` is not an integer. The converter
 otherwise reads every keyword with draft 2020-12 meaning, so a schema that declares an
 older draft is first copied without the keywords introduced after it (only in schema
-positions: a property *named* ``if`` stays). The integer rule is
+positions: a property *named* ``if`` stays). Up to draft-07 the siblings of ``$ref`` are
+ignored too (keywords that only hold definitions or ids are kept for resolution). The
+integer rule is
 :attr:`.numbers.NumberSpec.zero_fraction_integers`.
 """
 
@@ -52,6 +54,11 @@ _SUB_LIST = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
 _SUB_MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
 
 
+# Kept beside "$ref" up to draft-07: the reference itself, and what JSON pointers and ids
+# may resolve through (those keywords never validate anything themselves).
+_BESIDE_REF = {"$ref", "definitions", "$defs", "$id", "id", "$schema", "$comment"}
+
+
 def declared_draft(root: Any) -> int:
     """The draft the root's ``$schema`` names (3, 4, 6, 7, 2019, 2020); the latest if none."""
     uri = root.get("$schema") if isinstance(root, dict) else None
@@ -74,6 +81,8 @@ def without_later_keywords(root: Any, draft: int) -> Any:
         for key, value in s.items():
             if key in dropped:
                 continue
+            if draft <= 7 and "$ref" in s and key not in _BESIDE_REF:
+                continue  # up to draft-07 a $ref object's other keywords are ignored
             if key in _SUB_LIST and isinstance(value, list):
                 out[key] = [walk(v) for v in value]
             elif key in _SUB:
