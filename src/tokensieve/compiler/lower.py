@@ -188,7 +188,7 @@ class _Lowering:
         self.regular_memo: dict[int, bool] = {}
         self.rule_nt: dict[str, int] = {}
         self.expr_nt: dict[int, int] = {}
-        self.terminal_of_program: dict[tuple[int, ...], int | None] = {}
+        self.terminal_of_program: dict[tuple[bool | int, ...], int | None] = {}
         self.special_terminal: dict[int, int] = {}
         self.program_memo: dict[int, list[int]] = {}
         self.size_memo: dict[int, int] = {}
@@ -276,7 +276,9 @@ class _Lowering:
             return None
         program: list[int] = []
         _emit(expr, self.rules, program, self.program_memo)
-        key = tuple(program)
+        # The budget depends on splittability: a rule reference to an atomic part may fail
+        # under the split budget and still fit under the hard one.
+        key = (splittable, *program)
         if key in self.terminal_of_program:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
