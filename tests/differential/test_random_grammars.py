@@ -1,7 +1,7 @@
 """Hypothesis-generated grammars and inputs: engine masks == oracle masks, token for token.
 
 Grammars are random IR over a three-letter alphabet with recursion, nullable rules, left
-recursion, bounded and unbounded repetition, ``Unordered`` item sets and special tokens; the vocabulary is every
+recursion, bounded and unbounded repetition, ``Unordered`` item sets, special tokens; the vocabulary is every
 string of one to three letters plus specials, so token boundaries fall everywhere.
 """
 

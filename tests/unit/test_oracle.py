@@ -13,8 +13,8 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.oracle import Oracle
 
+from tests.oracle import Oracle
 from tokensieve.ir import (
     EMPTY,
     NOTHING,

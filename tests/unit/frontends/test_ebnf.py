@@ -7,8 +7,8 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.oracle import Oracle
 
+from tests.oracle import Oracle
 from tokensieve.errors import GrammarSyntaxError
 from tokensieve.frontends.ebnf import parse_ebnf
 from tokensieve.ir import Special

@@ -8,8 +8,8 @@ import re
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tests.oracle import Oracle
 
+from tests.oracle import Oracle
 from tokensieve.errors import EmptyLanguageError
 from tokensieve.frontends.choice import choice_grammar
 from tokensieve.frontends.json_value import json_grammar, json_integer, json_number, json_string

@@ -8,8 +8,8 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from tests.oracle import Oracle
 
+from tests.oracle import Oracle
 from tokensieve.errors import GrammarSyntaxError
 from tokensieve.frontends import charsets
 from tokensieve.frontends.regex import RegexConstraints, parse_regex, parse_regex_constraints, regex_grammar

@@ -17,7 +17,9 @@ from tokensieve.compiler import Compiler
 from tokensieve.matcher import Matcher
 from tokensieve.vocabulary import Vocabulary
 
-BYTES = Vocabulary([bytes([b]) for b in range(256)] + [b"<eos>"], eos_token_ids=[256], special_token_ids=[256])
+BYTES = Vocabulary(
+    [bytes([b]) for b in range(256)] + [b"<eos>"], eos_token_ids=[256], special_token_ids=[256]
+)
 
 N = 40
 SCHEMA = {
