@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.differential.test_random_grammars import EOS, SPECIAL, VOCAB, automata, byte_sets, pieces_of
+from tests.differential.test_random_grammars import VOCAB, automata, byte_sets, walk_and_compare
 from tests.oracle import Oracle
-from tokensieve import EmptyLanguageError, GrammarSyntaxError, NoTokenAllowed
+from tokensieve import GrammarSyntaxError
 from tokensieve.compiler import Compiler
 from tokensieve.ir import Alt, Difference, Expr, Grammar, Ref, Repeat, Seq, literal
 from tokensieve.matcher import Matcher
@@ -50,29 +50,7 @@ def grammars() -> st.SearchStrategy[Grammar]:
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grammar=grammars(), choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=8))
 def test_difference_matches_oracle(grammar: Grammar, choices: list[tuple[bool, int]]) -> None:
-    oracle = Oracle(grammar)
-    compiler = Compiler(VOCAB)
-    if oracle.is_empty_language:
-        with pytest.raises(EmptyLanguageError):
-            compiler.grammar(grammar)
-        return
-    matcher = Matcher(compiler.grammar(grammar))
-    accepted: list[int] = []
-    for pick_allowed, r in [*choices, (False, EOS)]:
-        expected = oracle.mask(pieces_of(accepted), VOCAB.tokens, special_ids=[EOS, SPECIAL], eos_ids=[EOS])
-        if expected:
-            got = set(matcher.allowed_tokens().tolist())
-        else:
-            with pytest.raises(NoTokenAllowed):
-                matcher.allowed_tokens()
-            got = set()
-        assert got == expected, f"prefix {pieces_of(accepted)!r}"
-        t = sorted(expected)[r % len(expected)] if pick_allowed and expected else r % VOCAB.size
-        ok = matcher.accept_token(t)
-        assert ok == (t in expected)
-        if not ok or t == EOS:
-            break
-        accepted.append(t)
+    walk_and_compare(grammar, choices)
 
 
 def test_words_minus_words() -> None:

@@ -112,7 +112,12 @@ def pieces_of(token_ids: list[int]) -> list[bytes | int]:
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(grammar=grammars, choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=10))
 def test_engine_matches_oracle(grammar: Grammar, choices: list[tuple[bool, int]]) -> None:
-    """Walk the language (mostly allowed tokens, sometimes any token) comparing every mask."""
+    walk_and_compare(grammar, choices)
+
+
+def walk_and_compare(grammar: Grammar, choices: list[tuple[bool, int]]) -> None:
+    """Walk the language (mostly allowed tokens, sometimes any token) comparing every mask,
+    the accepting flag and the accept decision with the oracle."""
     oracle = Oracle(grammar)
     compiler = Compiler(VOCAB)
     if oracle.is_empty_language:
