@@ -317,7 +317,10 @@ void Matcher::compute_mask(uint32_t* words, size_t needed) {
 uint64_t Matcher::signature(MaskCache& cache, size_t top) {
   const CompiledGrammar& g = *grammar_;
   const uint32_t num_dotted = static_cast<uint32_t>(g.num_dotted());
-  std::vector<size_t> stack = {top};
+  // Usually the top set is the only one without a signature: a member scratch stack keeps
+  // this hot path free of allocations.
+  auto& stack = signature_stack_;
+  stack.assign(1, top);
   while (!stack.empty()) {
     const size_t j = stack.back();
     if (sets_[j].signature != 0) {

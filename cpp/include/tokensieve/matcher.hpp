@@ -107,6 +107,7 @@ class Matcher {
   std::vector<int32_t> expected_scratch_;
   std::vector<uint32_t> advance_scratch_;
   std::vector<std::pair<uint64_t, uint64_t>> signature_scratch_;
+  std::vector<size_t> signature_stack_;
 
   // Per-set duplicate detection: open addressing with generation stamps (no clearing).
   std::vector<uint64_t> seen_keys_;
