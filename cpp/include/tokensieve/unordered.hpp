@@ -65,7 +65,6 @@ class UnorderedTable {
   const State& state(uint32_t id) const { return states_[id]; }
   // The state's content as bytes (the same in every matcher; ids are per matcher).
   std::string key(const CompiledGrammar& g, uint32_t id) const;
-  size_t size() const { return states_.size(); }
 
   // `after` states: may the nonterminal end here?
   bool can_finish(const CompiledGrammar& g, uint32_t id) const;
