@@ -65,6 +65,21 @@ void bind_grammar(nb::module_& m) {
       .def_prop_ro("dfa", [](const DfaTokenIndex& i) { return std::const_pointer_cast<Dfa>(i.dfa_ptr()); })
       .def("memory_bytes", &DfaTokenIndex::memory_bytes);
 
+  nb::class_<CountedTerminal>(m, "CountedTerminal")
+      .def(
+          "__init__",
+          [](CountedTerminal* self, const Dfa* prefix, const Dfa& item, int32_t min, int32_t max, const Dfa* suffix,
+             std::shared_ptr<Vocabulary> vocab, std::shared_ptr<TokenSlice> slice) {
+            new (self) CountedTerminal(prefix, item, min, max, suffix, std::move(vocab), std::move(slice));
+          },
+          nb::arg("prefix").none(), nb::arg("item"), nb::arg("min"), nb::arg("max"), nb::arg("suffix").none(),
+          nb::arg("vocab"), nb::arg("slice").none() = nb::none(),
+          "prefix item{min,max} suffix (max -1: unbounded; prefix/suffix None: empty), run with a counter.")
+      .def_prop_ro("loop", [](const CountedTerminal& c) { return std::const_pointer_cast<Dfa>(c.loop_ptr()); })
+      .def_prop_ro("min", &CountedTerminal::min)
+      .def_prop_ro("max", &CountedTerminal::max)
+      .def("memory_bytes", &CountedTerminal::memory_bytes);
+
   nb::class_<CompiledGrammar>(m, "CompiledGrammar")
       .def(
           "__init__",
@@ -77,6 +92,9 @@ void bind_grammar(nb::module_& m) {
               Terminal t;
               if (nb::isinstance<int>(h)) {
                 t.special_token = nb::cast<int32_t>(h);
+              } else if (nb::isinstance<CountedTerminal>(h)) {
+                t.counted = nb::cast<std::shared_ptr<CountedTerminal>>(h);
+                t.dfa = t.counted->loop_ptr();
               } else {
                 t.index = nb::cast<std::shared_ptr<DfaTokenIndex>>(h);
                 t.dfa = t.index->dfa_ptr();

@@ -8,8 +8,8 @@ namespace tokensieve {
 
 namespace {
 
-bool terminal_productive(const Terminal& t) { return t.dfa == nullptr || t.dfa->start() != Dfa::kDead; }
-bool terminal_nullable(const Terminal& t) { return t.dfa != nullptr && t.dfa->nullable(); }
+bool terminal_productive(const Terminal& t) { return t.productive(); }
+bool terminal_nullable(const Terminal& t) { return !t.is_special() && t.nullable(); }
 
 }  // namespace
 
@@ -57,7 +57,7 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
     if (t.dfa == nullptr && (t.special_token < 0 || static_cast<uint32_t>(t.special_token) >= vocab_->size())) {
       throw Error(ErrorKind::InvalidArgument, "special-token terminal id out of range");
     }
-    if (t.dfa != nullptr && t.index == nullptr) throw Error(ErrorKind::InvalidArgument, "terminal without token index");
+    if (t.dfa != nullptr && t.index == nullptr && t.counted == nullptr) throw Error(ErrorKind::InvalidArgument, "terminal without token index");
   }
 
   // Productive nonterminals (fixpoint): those deriving at least one finite string.
@@ -181,7 +181,11 @@ size_t CompiledGrammar::memory_bytes() const {
   if (mask_cache_) n += mask_cache_->memory_bytes();
   for (const auto& p : predictions_) n += 4 * p.capacity() + sizeof(p);
   for (const auto& t : terminals_) {
-    if (t.dfa) n += t.dfa->memory_bytes();
+    if (t.counted) {
+      n += t.counted->memory_bytes();
+    } else if (t.dfa) {
+      n += t.dfa->memory_bytes();
+    }
   }
   return n;
 }

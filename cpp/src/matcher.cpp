@@ -126,16 +126,15 @@ void Matcher::closure() {
     } else {
       const int32_t t = -(sym + 1);
       const Terminal& term = g.terminal(t);
-      if (term.dfa == nullptr) {
+      if (term.is_special()) {
         scans_.push_back({dotted, origin, -1, t});
         ++work_;
       } else {
-        const Dfa& dfa = *term.dfa;
-        if (dfa.has_successor(dfa.start())) {
-          scans_.push_back({dotted, origin, dfa.start(), t});
+        if (term.has_successor(term.start())) {
+          scans_.push_back({dotted, origin, term.start(), t});
           ++work_;
         }
-        if (dfa.nullable()) add_item(g.advance(dotted), origin);
+        if (term.nullable()) add_item(g.advance(dotted), origin);
       }
     }
   }
@@ -198,14 +197,14 @@ bool Matcher::scan_byte(uint8_t byte) {
   for (size_t k = begin; k < end; ++k) {
     const Scan s = scans_[k];
     if (s.state < 0) continue;
-    const Dfa& dfa = *g.terminal(s.terminal).dfa;
-    const int32_t q = dfa.next(s.state, byte);
+    const Terminal& term = g.terminal(s.terminal);
+    const int32_t q = term.next(s.state, byte);
     if (q == Dfa::kDead) continue;
-    if (dfa.has_successor(q)) {
+    if (term.has_successor(q)) {
       scans_.push_back({s.dotted, s.origin, q, s.terminal});
       ++work_;
     }
-    if (dfa.accepting(q)) {
+    if (term.accepting(q)) {
       add_item(g.advance(s.dotted), s.origin);
       completed = true;
     }
@@ -283,7 +282,7 @@ void Matcher::compute_mask(uint32_t* words, size_t needed) {
     for (size_t k = sets_.back().scans_begin; k < scans_end; ++k) {
       const Scan s = scans_[k];
       if (s.state < 0) continue;
-      std::shared_ptr<const StateTokens> entry = grammar_->terminal(s.terminal).index->get(s.state);
+      std::shared_ptr<const StateTokens> entry = grammar_->terminal(s.terminal).tokens(s.state);
       entry->or_inside(words);
       if (entry->suffixes.num_nodes() <= 1 && entry->boundary_nodes.empty()) continue;
       push_set();
@@ -358,7 +357,9 @@ uint64_t Matcher::signature(MaskCache& cache, size_t top) {
     const size_t num_items = parts.size();
     for (size_t k = sets_[j].scans_begin; k < scans_end; ++k) {
       const Scan& sc = scans_[k];
-      parts.push_back({(static_cast<uint64_t>(sc.dotted) << 32) | static_cast<uint32_t>(sc.state), origin_sig(sc.origin)});
+      // A counted terminal's states share masks across counts (counted.hpp): keyed by entry.
+      const uint32_t state = sc.state < 0 ? static_cast<uint32_t>(sc.state) : g.terminal(sc.terminal).index_key(sc.state);
+      parts.push_back({(static_cast<uint64_t>(sc.dotted) << 32) | state, origin_sig(sc.origin)});
     }
     std::sort(parts.begin() + static_cast<std::ptrdiff_t>(num_items), parts.end());
     std::string description((2 * parts.size() + 2) * sizeof(uint64_t), '\0');
@@ -469,9 +470,9 @@ std::string Matcher::jump_forward() {
         several = true;
         break;
       }
-      const Dfa& dfa = *grammar_->terminal(s.terminal).dfa;
+      const Terminal& term = grammar_->terminal(s.terminal);
       for (int b = 0; b < 256; ++b) {
-        if (dfa.next(s.state, static_cast<uint8_t>(b)) == Dfa::kDead) continue;
+        if (term.next(s.state, static_cast<uint8_t>(b)) == Dfa::kDead) continue;
         if (forced == -1) {
           forced = b;
         } else if (forced != b) {
@@ -494,7 +495,7 @@ std::vector<std::vector<int64_t>> Matcher::describe_scans() const {
     const Scan& s = scans_[k];
     std::vector<int64_t> row = {s.terminal, s.state, static_cast<int64_t>(s.dotted), static_cast<int64_t>(s.origin)};
     if (s.state >= 0) {
-      auto entry = grammar_->terminal(s.terminal).index->get(s.state);
+      auto entry = grammar_->terminal(s.terminal).tokens(s.state);
       int64_t inside = static_cast<int64_t>(entry->inside_ids.size());
       if (!entry->inside_bits.empty()) {
         inside = 0;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "state_tokens_builder.hpp"
+
 namespace tokensieve {
 
 size_t StateTokens::memory_bytes() const {
@@ -88,67 +90,23 @@ std::shared_ptr<const StateTokens> DfaTokenIndex::get(int32_t state) const {
   return states_[state];
 }
 
+namespace {
+
+// A plain DFA as seen by detail::build_state_tokens.
+struct DfaWalk {
+  using State = int32_t;
+  const Dfa& dfa;
+  State next(State q, uint8_t byte) const { return dfa.next(q, byte); }
+  bool dead(State q) const { return q == Dfa::kDead; }
+  bool accepting(State q) const { return dfa.accepting(q); }
+};
+
+}  // namespace
+
 std::shared_ptr<const StateTokens> DfaTokenIndex::build(int32_t start) const {
-  const Dfa& dfa = *dfa_;
   // With the slice admitted, its tokens are inside at once and only the rest needs a walk.
-  const bool sliced = slice_ != nullptr && slice_->admitted_by(dfa, start);
-  const TokenTrie& trie = sliced ? slice_->rest() : vocab_->trie();
-  const uint32_t n = trie.num_nodes();
-  std::vector<int32_t> state_at(trie.max_depth() + 1);
-  state_at[0] = start;
-  std::vector<uint32_t> inside;
-  std::vector<uint32_t> boundaries;
-  size_t suffix_entries = 0;
-
-  uint32_t node = 1;
-  while (node < n) {
-    const uint32_t d = trie.depth(node);
-    const int32_t q = dfa.next(state_at[d - 1], trie.byte(node));
-    if (q == Dfa::kDead) {
-      node = trie.subtree_end(node);
-      continue;
-    }
-    state_at[d] = q;
-    inside.insert(inside.end(), trie.tokens_begin(node), trie.tokens_end(node));
-    if (dfa.accepting(q) && trie.tokens_below(node) > 0) {
-      // The terminal may end here: every longer token below this node continues with a suffix
-      // that the parser has to judge.
-      boundaries.push_back(node);
-      suffix_entries += trie.tokens_below(node);
-    }
-    ++node;
-  }
-
-  auto entry = std::make_shared<StateTokens>();
-  entry->boundary_trie = &trie;
-  const size_t words = (vocab_->size() + 31) / 32;
-  if (sliced || inside.size() > words / 4) {  // past this a bitset is about as small and ORs faster
-    if (sliced) {
-      entry->inside_bits = slice_->bits();
-    } else {
-      entry->inside_bits.assign(words, 0);
-    }
-    for (uint32_t id : inside) entry->inside_bits[id >> 5] |= 1u << (id & 31);
-  } else {
-    std::sort(inside.begin(), inside.end());
-    entry->inside_ids = std::move(inside);
-  }
-  if (boundaries.size() <= kMaxBoundaryNodes || suffix_entries > kMaxSuffixEntries) {
-    entry->boundary_nodes = std::move(boundaries);
-  } else if (suffix_entries > 0) {
-    std::vector<std::pair<std::string, uint32_t>> suffixes;
-    suffixes.reserve(suffix_entries);
-    for (uint32_t b : boundaries) {
-      const uint32_t d = trie.depth(b);
-      for (uint32_t m = b + 1; m < trie.subtree_end(b); ++m) {
-        for (const uint32_t* t = trie.tokens_begin(m); t != trie.tokens_end(m); ++t) {
-          suffixes.emplace_back(vocab_->token(*t).substr(d), *t);
-        }
-      }
-    }
-    entry->suffixes = TokenTrie(std::move(suffixes));
-  }
-  return entry;
+  const bool sliced = slice_ != nullptr && slice_->admitted_by(*dfa_, start);
+  return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, sliced ? slice_.get() : nullptr);
 }
 
 size_t DfaTokenIndex::memory_bytes() const {

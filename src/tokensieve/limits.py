@@ -28,6 +28,10 @@ class Limits:
       non-regular parts).
     - ``max_total_dfa_states``: cap on the states of all automata of one grammar (memory:
       about 4 bytes x byte classes per state).
+    - ``min_counted_repeat``: a repetition whose bound (its maximum, or its minimum when it
+      has none) is at least this runs as a *counted terminal*, the automaton of one item plus
+      a counter, when its item allows (prefix-free, e.g. one JSON string character): its size
+      and its token index then do not grow with the bound. A tuning knob, never an error.
     - ``max_compile_seconds``: wall-clock budget for lowering and building the automata of
       one grammar.
 
@@ -52,6 +56,7 @@ class Limits:
     max_nfa_states: int = 2_000_000
     max_productions: int = 1_000_000
     max_total_dfa_states: int = 1_000_000
+    min_counted_repeat: int = 65
     max_compile_seconds: float = 30.0
     max_mask_work: int = 50_000_000
     max_accept_work: int = 5_000_000

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from tests.oracle import Oracle
 from tokensieve import EmptyLanguageError, NoTokenAllowed
 from tokensieve.compiler import Compiler
+from tokensieve.limits import Limits
 from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
 from tokensieve.matcher import Matcher
 from tokensieve.vocabulary import Vocabulary
@@ -115,11 +116,11 @@ def test_engine_matches_oracle(grammar: Grammar, choices: list[tuple[bool, int]]
     walk_and_compare(grammar, choices)
 
 
-def walk_and_compare(grammar: Grammar, choices: list[tuple[bool, int]]) -> None:
+def walk_and_compare(grammar: Grammar, choices: list[tuple[bool, int]], limits: Limits | None = None) -> None:
     """Walk the language (mostly allowed tokens, sometimes any token) comparing every mask,
     the accepting flag and the accept decision with the oracle."""
     oracle = Oracle(grammar)
-    compiler = Compiler(VOCAB)
+    compiler = Compiler(VOCAB, limits=limits)
     if oracle.is_empty_language:
         with pytest.raises(EmptyLanguageError):
             compiler.grammar(grammar)

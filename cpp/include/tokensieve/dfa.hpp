@@ -46,6 +46,8 @@ class Dfa {
   bool has_successor(int32_t state) const { return has_successor_[state] != 0; }
   int32_t num_states() const { return static_cast<int32_t>(accepting_.size()); }
   int32_t num_classes() const { return num_classes_; }
+  // The byte class of `byte`: bytes of one class have the same edges everywhere.
+  uint8_t class_of(uint8_t byte) const { return class_of_[byte]; }
   size_t memory_bytes() const;
 
   // Raw construction (used by build_dfa and by tests).

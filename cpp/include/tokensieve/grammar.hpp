@@ -13,6 +13,7 @@
 #include <memory>
 #include <vector>
 
+#include "tokensieve/counted.hpp"
 #include "tokensieve/dfa.hpp"
 #include "tokensieve/mask_cache.hpp"
 #include "tokensieve/token_index.hpp"
@@ -21,10 +22,30 @@
 
 namespace tokensieve {
 
+// A terminal: bytes run by a DFA, bytes run by a counted loop (counted.hpp), or one special
+// token. The matcher sees byte terminals through the methods below, which hide the difference.
 struct Terminal {
   std::shared_ptr<const Dfa> dfa;              // null for a special-token terminal
   std::shared_ptr<const DfaTokenIndex> index;  // per-state token sets of `dfa` (shared across grammars)
+  std::shared_ptr<const CountedTerminal> counted;  // set for item{min,max}: states are its states
   int32_t special_token = -1;                  // token id for a special-token terminal
+
+  bool is_special() const { return dfa == nullptr; }
+  int32_t start() const { return counted ? counted->start() : dfa->start(); }
+  int32_t next(int32_t state, uint8_t byte) const { return counted ? counted->next(state, byte) : dfa->next(state, byte); }
+  bool accepting(int32_t state) const { return counted ? counted->accepting(state) : dfa->accepting(state); }
+  bool has_successor(int32_t state) const {
+    return counted ? counted->has_successor(state) : dfa->has_successor(state);
+  }
+  bool nullable() const { return counted ? counted->nullable() : dfa->nullable(); }
+  bool productive() const { return dfa == nullptr || counted != nullptr || dfa->start() != Dfa::kDead; }
+  std::shared_ptr<const StateTokens> tokens(int32_t state) const {
+    return counted ? counted->tokens(state) : index->get(state);
+  }
+  // Equal for two states of this terminal exactly when their masks are (mask-cache signatures).
+  uint32_t index_key(int32_t state) const {
+    return counted ? counted->index_key(state) : static_cast<uint32_t>(state);
+  }
 };
 
 struct MatcherLimits {

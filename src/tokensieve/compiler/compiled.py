@@ -31,6 +31,7 @@ class GrammarStats:
     nonterminals: int
     memory_bytes: int
     compile_seconds: float
+    counted_terminals: int = 0  # terminals run with a counter (long repetitions)
 
 
 class CompiledGrammar:
@@ -102,7 +103,8 @@ class TerminalCache:
         self.slice = string_slice(vocab)
         self.limits = limits
         self.max_entries = max_entries
-        self._entries: OrderedDict[tuple[tuple[int, ...], int], Any] = OrderedDict()
+        # Keys: (program, state budget) for DFAs; (item program, -2 - min, max) for counted terminals.
+        self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, program: list[int], max_states: int) -> Any:
@@ -126,6 +128,57 @@ class TerminalCache:
         return entry
 
 
+    def get_counted(
+        self,
+        prefix: list[int] | None,
+        item: list[int],
+        min_count: int,
+        max_count: int | None,
+        suffix: list[int] | None,
+    ) -> Any:
+        """A native ``CountedTerminal`` for ``prefix item{min_count,max_count} suffix`` (regex
+        programs; None: the empty string), or None when the pieces do not suit a counter (too
+        large, or not deterministic as a loop: see ``cpp/include/tokensieve/counted.hpp``)."""
+        key = (
+            "counted",
+            None if prefix is None else tuple(prefix),
+            tuple(item),
+            min_count,
+            max_count,
+            None if suffix is None else tuple(suffix),
+        )
+        with self._lock:
+            if key in self._entries:
+                self._entries.move_to_end(key)
+                return self._entries[key]
+        budget = self.limits.max_terminal_states
+
+        def dfa(program: list[int] | None) -> Any:
+            if program is None:
+                return None
+            return _core.build_dfa(np.asarray(program, dtype=np.int32), self.limits.max_nfa_states, budget)
+
+        try:
+            entry = _core.CountedTerminal(
+                dfa(prefix),
+                dfa(item),
+                min_count,
+                -1 if max_count is None else max_count,
+                dfa(suffix),
+                self.native_vocab,
+                self.slice,
+            )
+        except LimitExceeded:
+            entry = None
+        except ValueError:  # the pieces do not make a deterministic loop: the parser repeats the item
+            entry = None
+        with self._lock:
+            self._entries[key] = entry
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+        return entry
+
+
 def compile_grammar(
     grammar: Grammar,
     vocab: Vocabulary,
@@ -137,7 +190,7 @@ def compile_grammar(
     started = time.perf_counter()
     cache = terminals if terminals is not None else TerminalCache.shared(vocab, limits)
 
-    lowered = lower(grammar, cache.get, limits)
+    lowered = lower(grammar, cache.get, limits, cache.get_counted)
     try:
         native = _core.CompiledGrammar(
             cache.native_vocab,
@@ -159,5 +212,6 @@ def compile_grammar(
         nonterminals=lowered.num_nonterminals,
         memory_bytes=native.memory_bytes(),
         compile_seconds=elapsed,
+        counted_terminals=sum(isinstance(t, _core.CountedTerminal) for t in lowered.terminals),
     )
     return CompiledGrammar(native, vocab, stats, limits, source)

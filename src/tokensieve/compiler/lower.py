@@ -10,6 +10,10 @@ token. A regular expression becomes one terminal if its DFA has at most
 sequence into its items, an alternation into alternatives, a repetition into a recursive
 rule), and each part tries again. Everything else is lowered structurally.
 
+A repetition too large for one automaton (``Repeat(char, 0, 8192)``, a long JSON string) whose
+item is prefix-free becomes a *counted terminal* instead (``cpp/include/tokensieve/counted.hpp``):
+the item's automaton plus a counter, so neither the automaton nor the parser grows with the bound.
+
 Splitting never changes the language: the Earley matcher lets a terminal end at *any*
 accepting state of its DFA, so how the grammar is cut into terminals only affects speed.
 
@@ -36,6 +40,9 @@ OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON, OP_DIFFERENCE = 0, 1, 2, 3, 4
 
 # A terminal builder returns a DfaTokenIndex handle, or None when the automaton would exceed the budget.
 TerminalBuilder = Callable[[list[int], int], Any]
+# A counted-terminal builder: (prefix program or None, item program, min, max or None, suffix
+# program or None) -> CountedTerminal handle, or None when the pieces do not suit a counter.
+CountedBuilder = Callable[[Any, list[int], int, Any, Any], Any]
 
 
 @dataclass
@@ -178,17 +185,20 @@ def _refs(expr: Expr, memo: dict[int, frozenset[str]]) -> frozenset[str]:
 
 
 class _Lowering:
-    def __init__(self, grammar: Grammar, build: TerminalBuilder, limits: Limits) -> None:
+    def __init__(
+        self, grammar: Grammar, build: TerminalBuilder, limits: Limits, build_counted: CountedBuilder | None
+    ) -> None:
         self.grammar = grammar
         self.rules = grammar.rules
         self.build = build
+        self.build_counted = build_counted
         self.limits = limits
         self.recursive = _recursive_rules(grammar)
         self.out = LoweredGrammar()
         self.regular_memo: dict[int, bool] = {}
         self.rule_nt: dict[str, int] = {}
         self.expr_nt: dict[int, int] = {}
-        self.terminal_of_program: dict[tuple[bool | int, ...], int | None] = {}
+        self.terminal_of_program: dict[tuple[Any, ...], int | None] = {}
         self.special_terminal: dict[int, int] = {}
         self.program_memo: dict[int, list[int]] = {}
         self.size_memo: dict[int, int] = {}
@@ -308,6 +318,63 @@ class _Lowering:
         self.terminal_of_program[key] = t
         return -(t + 1)
 
+    def try_counted(
+        self, expr: Expr, prefix: tuple[Expr, ...] = (), suffix: tuple[Expr, ...] = ()
+    ) -> int | None:
+        """A counted terminal ``prefix expr suffix`` for a regular repetition ``expr``, or None."""
+        while isinstance(expr, Ref):
+            expr = self.rule_body(expr.name)
+        if self.build_counted is None or not isinstance(expr, Repeat) or expr.max == 0:
+            return None
+        item = self.program(expr.item)
+        before = self.program(Seq(prefix)) if prefix else None
+        after = self.program(Seq(suffix)) if suffix else None
+        key = (
+            "counted",
+            expr.min,
+            expr.max,
+            len(item),
+            *item,
+            -1 if before is None else len(before),
+            *(before or ()),
+            *(after or ()),
+        )
+        if key in self.terminal_of_program:
+            t = self.terminal_of_program[key]
+            return None if t is None else -(t + 1)
+        counted = self.build_counted(before, item, expr.min, expr.max, after)
+        if counted is None:
+            self.terminal_of_program[key] = None
+            return None
+        self.total_states += counted.loop.num_states
+        self.out.terminals.append(counted)
+        t = len(self.out.terminals) - 1
+        self.terminal_of_program[key] = t
+        return -(t + 1)
+
+    def program(self, expr: Expr) -> list[int]:
+        self.keep_alive.append(expr)  # the program memo is keyed by id()
+        out: list[int] = []
+        _emit(expr, self.rules, out, self.program_memo)
+        return out
+
+    def counted_run(self, run: list[Expr]) -> list[int] | None:
+        """Symbols for a run of regular items holding a long repetition, with the repetition
+        and its neighbours (the quotes of a JSON string) as one counted terminal; None when no
+        repetition in the run suits a counter."""
+        long = [j for j, it in enumerate(run) if _long_repeat(it, self.rules, self.limits.min_counted_repeat)]
+        if not long:
+            return None
+        j = long[0]
+        attempts = [(tuple(run[:j]), tuple(run[j + 1 :])), ((), tuple(run[j + 1 : j + 2])), ((), ())]
+        for prefix, suffix in dict.fromkeys(attempts):
+            t = self.try_counted(run[j], prefix, suffix)
+            if t is not None:
+                before = tuple(run[: j - len(prefix)])
+                after = tuple(run[j + 1 + len(suffix) :])
+                return [*self.seq_symbols(before), t, *self.seq_symbols(after)]
+        return None
+
     def special(self, token_id: int) -> int:
         t = self.special_terminal.get(token_id)
         if t is None:
@@ -339,7 +406,18 @@ class _Lowering:
         if isinstance(expr, Seq) and not expr.items:
             return []
         if self.is_regular(expr):
-            t = self.try_terminal(expr)
+            # A long repetition is cheaper with a counter even when its automaton would fit:
+            # the unrolled automaton has a state, and so a token-index entry, per position.
+            if isinstance(expr, Seq):
+                counted = self.counted_run(list(expr.items))
+                if counted is not None:
+                    return counted
+            counted_first = _long_repeat(expr, self.rules, self.limits.min_counted_repeat)
+            t = self.try_counted(expr) if counted_first else None
+            if t is None:
+                t = self.try_terminal(expr)
+            if t is None and not counted_first:
+                t = self.try_counted(expr)
             if t is not None:
                 return [t]
         if isinstance(expr, Seq):
@@ -367,6 +445,11 @@ class _Lowering:
 
         def flush() -> None:
             if len(run) > 1:
+                counted = self.counted_run(run)
+                if counted is not None:
+                    out.extend(counted)
+                    run.clear()
+                    return
                 group = Seq(tuple(run))
                 self.keep_alive.append(group)  # the program memo is keyed by id()
                 t = self.try_terminal(group)
@@ -473,6 +556,13 @@ class _Lowering:
         return self.out
 
 
+def _long_repeat(expr: Expr, rules: dict[str, Expr], at_least: int) -> bool:
+    """Whether ``expr`` is a repetition long enough to prefer a counted terminal."""
+    while isinstance(expr, Ref):
+        expr = rules[expr.name]
+    return isinstance(expr, Repeat) and (expr.min if expr.max is None else expr.max) >= at_least
+
+
 def _is_atomic(expr: Expr, rules: dict[str, Expr]) -> bool:
     """A repetition of a single byte set cannot be split into smaller terminals."""
     while isinstance(expr, Ref):
@@ -480,13 +570,16 @@ def _is_atomic(expr: Expr, rules: dict[str, Expr]) -> bool:
     return isinstance(expr, Repeat) and isinstance(expr.item, Bytes)
 
 
-def lower(grammar: Grammar, build: TerminalBuilder, limits: Limits) -> LoweredGrammar:
-    """Lower ``grammar``; ``build(program, max_states)`` makes a DFA handle or returns None."""
+def lower(
+    grammar: Grammar, build: TerminalBuilder, limits: Limits, build_counted: CountedBuilder | None = None
+) -> LoweredGrammar:
+    """Lower ``grammar``; ``build(program, max_states)`` makes a DFA handle or returns None;
+    ``build_counted(item_program, min, max)`` makes a counted-terminal handle or returns None."""
     if grammar.start not in grammar.rules:
         raise GrammarSyntaxError(f"start rule {grammar.start!r} is not defined", source="grammar")
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 20_000))
     try:
-        return _Lowering(grammar, build, limits).run()
+        return _Lowering(grammar, build, limits, build_counted).run()
     finally:
         sys.setrecursionlimit(old)

@@ -125,9 +125,20 @@ def test_mask_work_limit(vocab: ts.Vocabulary) -> None:
     assert info.value.limit in {"max_mask_work", "max_accept_work"}
 
 
-def test_dfa_size_limit(vocab: ts.Vocabulary) -> None:
+def test_huge_repetition_runs_with_a_counter(vocab: ts.Vocabulary) -> None:
     g = Grammar()
     g.add("root", Repeat(Bytes.of([(97, 98)]), 0, 10_000_000))
+    compiled = ts.Compiler(vocab).grammar(g)
+    assert compiled.stats.counted_terminals == 1
+    assert compiled.stats.dfa_states < 10  # one item's automaton, not ten million copies
+    m = ts.Matcher(compiled)
+    assert m.accept_bytes(b"ab" * 1000) and m.is_accepting()
+
+
+def test_huge_repetition_without_a_counter_hits_a_limit(vocab: ts.Vocabulary) -> None:
+    g = Grammar()
+    # "a" is a prefix of "ab": no counter can tell where an item ends, so the repetition is unrolled
+    g.add("root", Repeat(alt(literal("a"), literal("ab")), 0, 10_000_000))
     with pytest.raises(ts.LimitExceeded):
         ts.Compiler(vocab).grammar(g)
 

@@ -1,0 +1,110 @@
+// Counted terminals: prefix item{min,max} suffix, for a prefix-free regular item, run as one
+// small automaton plus a counter instead of an automaton with `max` copies of the item.
+//
+// Why: a JSON string with maxLength 8192 is `"` + one character class repeated up to 8192
+// times + `"`. As a DFA that is ~100k states (too large), and as a chain of parser rules it
+// makes Earley sets grow with the position in the string. With a counter the automaton stays
+// the size of its pieces, and the token index (token_index.hpp) is shared by every count far
+// from the bounds. The quotes belong to the terminal so that it cannot end at every character:
+// tokens inside the string are then "inside" tokens, taken from the index in one OR.
+//
+// The *loop automaton* D has four phases of states:
+//   prefix    the prefix's non-accepting states (none without a prefix);
+//   boundary  one state B, "between items": the prefix's accepting states and every item edge
+//             into an accepting item state lead to B, the latter with a *tick*;
+//   item      the item's non-accepting states; B has the item start's edges;
+//   suffix    the suffix's states; B also has the suffix start's edges, and accepts when the
+//             suffix is nullable (no suffix: B always accepts).
+// D is deterministic when the prefix and the item are prefix-free (no word is a proper prefix
+// of another) and the item and the suffix never start with the same byte; the constructor
+// checks this. Then where each item ends is never in doubt and the count is a function of the
+// bytes read.
+//
+// A terminal state is n * D.num_states() + d: d in D, n the items completed so far (with no
+// upper bound, n stops at min, beyond which nothing depends on it). As for every terminal
+// state the matcher keeps, the state can still finish: an item state needs n < max (one more
+// tick), B needs n <= max, and B -> suffix needs n >= min.
+//
+// Token index: a token has at most L bytes (the vocabulary's longest), so at most L ticks. What
+// a state allows depends on n only through its gaps to the bounds, min - n and max - n, and
+// gaps past L are all alike. States with n >= min and max - n > L + 1, and all suffix states,
+// behave exactly as D and share D's own index; the others get entries keyed by
+// (d, clamped gaps), built on first use.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "tokensieve/dfa.hpp"
+#include "tokensieve/token_index.hpp"
+#include "tokensieve/token_trie.hpp"
+
+namespace tokensieve {
+
+class CountedTerminal {
+ public:
+  static constexpr int32_t kDead = Dfa::kDead;
+  static constexpr int32_t kUnbounded = -1;
+
+  // `prefix` and `suffix` may be null (the empty string). Throws Error(InvalidArgument) when the
+  // pieces do not make a deterministic loop (see above) or the bounds are bad;
+  // Error(LimitExceeded, "max_dfa_states") when states would overflow int32.
+  CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min, int32_t max, const Dfa* suffix,
+                  std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const TokenSlice> slice = nullptr);
+
+  int32_t start() const { return loop_->start(); }  // n = 0
+  int32_t next(int32_t state, uint8_t byte) const;
+  bool accepting(int32_t state) const;
+  bool has_successor(int32_t state) const;
+  bool nullable() const { return accepting(start()); }
+  // The token index entry of `state` (built on first use; thread-safe).
+  std::shared_ptr<const StateTokens> tokens(int32_t state) const;
+  // A key equal for two states exactly when their index entries are the same (for mask-cache
+  // signatures), or `state` itself when keys would not fit in 32 bits.
+  uint32_t index_key(int32_t state) const;
+
+  const std::shared_ptr<const Dfa>& loop_ptr() const { return loop_; }
+  int32_t min() const { return min_; }
+  int32_t max() const { return max_; }
+  size_t memory_bytes() const;
+
+ private:
+  enum Phase : uint8_t { kPrefix, kBoundary, kItem, kSuffix };
+  struct GapWalk;  // the automaton over (d, min gap, max gap) that near entries are built with
+
+  int32_t loop_state(int32_t state) const { return state % num_loop_states_; }
+  int32_t count(int32_t state) const { return state / num_loop_states_; }
+  bool ticks(int32_t d, uint8_t byte) const {
+    return tick_[static_cast<size_t>(d) * loop_->num_classes() + loop_->class_of(byte)] != 0;
+  }
+  // Whether the edge d -> d2 is allowed with these gaps (min gap after the edge's tick).
+  bool edge_allowed(int32_t d, int32_t d2, int32_t min_gap, int32_t max_gap) const {
+    if (phase_[d2] == kItem && max_gap <= 0) return false;  // could not finish the item
+    if (phase_[d] == kBoundary && phase_[d2] == kSuffix && min_gap > 0) return false;  // too few items
+    return true;
+  }
+  // Gaps to min and max, clamped: min gap at most L + 1, max gap at most L + 2 ("far").
+  int32_t min_gap(int32_t n) const;
+  int32_t max_gap(int32_t n) const;
+  bool far(int32_t d, int32_t n) const {
+    return phase_[d] == kSuffix || (min_gap(n) == 0 && max_gap(n) == longest_token_ + 2);
+  }
+
+  std::shared_ptr<const Dfa> loop_;
+  std::vector<uint8_t> tick_;   // per (loop state, byte class)
+  std::vector<Phase> phase_;    // per loop state
+  int32_t boundary_ = 0;        // B
+  bool boundary_to_suffix_ = false;  // B has an edge into the suffix
+  int32_t num_loop_states_ = 1;
+  int32_t min_ = 0;
+  int32_t max_ = kUnbounded;
+  int32_t longest_token_ = 0;  // L
+  std::shared_ptr<const Vocabulary> vocab_;
+  std::shared_ptr<const DfaTokenIndex> far_;  // D's own index, for every state far from the bounds
+  mutable std::mutex mutex_;
+  mutable std::unordered_map<uint64_t, std::shared_ptr<const StateTokens>> near_;
+};
+
+}  // namespace tokensieve

@@ -1,0 +1,85 @@
+// Building one StateTokens entry (token_index.hpp) by walking the vocabulary trie through an
+// automaton. Private to the library: DfaTokenIndex walks a plain DFA, CountedTerminal
+// (counted.hpp) walks its loop automaton with counter gaps.
+//
+// `Automaton` provides
+//   using State = ...;                      a copyable state
+//   State next(const State&, uint8_t) const;
+//   bool dead(const State&) const;
+//   bool accepting(const State&) const;
+#pragma once
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tokensieve/token_index.hpp"
+
+namespace tokensieve::detail {
+
+// The entry for `start`. With `slice` (its tokens already known to stay inside from `start`),
+// only the slice's rest trie is walked and the slice's bits seed the inside set.
+template <class Automaton>
+std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton, const typename Automaton::State& start,
+                                                      const Vocabulary& vocab, const TokenSlice* slice) {
+  using State = typename Automaton::State;
+  const TokenTrie& trie = slice != nullptr ? slice->rest() : vocab.trie();
+  const uint32_t n = trie.num_nodes();
+  std::vector<State> state_at(trie.max_depth() + 1, start);
+  std::vector<uint32_t> inside;
+  std::vector<uint32_t> boundaries;
+  size_t suffix_entries = 0;
+
+  uint32_t node = 1;
+  while (node < n) {
+    const uint32_t d = trie.depth(node);
+    const State q = automaton.next(state_at[d - 1], trie.byte(node));
+    if (automaton.dead(q)) {
+      node = trie.subtree_end(node);
+      continue;
+    }
+    state_at[d] = q;
+    inside.insert(inside.end(), trie.tokens_begin(node), trie.tokens_end(node));
+    if (automaton.accepting(q) && trie.tokens_below(node) > 0) {
+      // The terminal may end here: every longer token below this node continues with a suffix
+      // that the parser has to judge.
+      boundaries.push_back(node);
+      suffix_entries += trie.tokens_below(node);
+    }
+    ++node;
+  }
+
+  auto entry = std::make_shared<StateTokens>();
+  entry->boundary_trie = &trie;
+  const size_t words = (vocab.size() + 31) / 32;
+  if (slice != nullptr || inside.size() > words / 4) {  // past this a bitset is about as small and ORs faster
+    if (slice != nullptr) {
+      entry->inside_bits = slice->bits();
+    } else {
+      entry->inside_bits.assign(words, 0);
+    }
+    for (uint32_t id : inside) entry->inside_bits[id >> 5] |= 1u << (id & 31);
+  } else {
+    std::sort(inside.begin(), inside.end());
+    entry->inside_ids = std::move(inside);
+  }
+  if (boundaries.size() <= DfaTokenIndex::kMaxBoundaryNodes || suffix_entries > DfaTokenIndex::kMaxSuffixEntries) {
+    entry->boundary_nodes = std::move(boundaries);
+  } else if (suffix_entries > 0) {
+    std::vector<std::pair<std::string, uint32_t>> suffixes;
+    suffixes.reserve(suffix_entries);
+    for (uint32_t b : boundaries) {
+      const uint32_t d = trie.depth(b);
+      for (uint32_t m = b + 1; m < trie.subtree_end(b); ++m) {
+        for (const uint32_t* t = trie.tokens_begin(m); t != trie.tokens_end(m); ++t) {
+          suffixes.emplace_back(vocab.token(*t).substr(d), *t);
+        }
+      }
+    }
+    entry->suffixes = TokenTrie(std::move(suffixes));
+  }
+  return entry;
+}
+
+}  // namespace tokensieve::detail

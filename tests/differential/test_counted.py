@@ -1,0 +1,106 @@
+"""Counted terminals (``prefix item{m,n} suffix`` run with a counter): engine == oracle.
+
+The engine lowers long repetitions to a loop automaton plus a counter
+(``cpp/include/tokensieve/counted.hpp``) and shares token-index entries between counts far
+from the bounds; the oracle unrolls the repetition. ``min_counted_repeat=1`` makes every
+repetition a candidate, and the vocabulary's tokens are at most three bytes long, so bounds
+of a few items already exercise the "far" entries, the entries near each bound, and the
+fallbacks (items that are not prefix-free, suffixes that start like the item).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.differential.test_random_grammars import EOS, TOKENS, VOCAB, byte_sets, walk_and_compare
+from tokensieve import Compiler, Limits, Matcher
+from tokensieve.ir import Alt, Expr, Grammar, Ref, Repeat, Seq, literal
+
+COUNTED = Limits(min_counted_repeat=1)
+
+
+def items() -> st.SearchStrategy[Expr]:
+    """Mostly prefix-free items (a byte set, fixed words, a set of equal-length words), and
+    sometimes ones that are not (``a`` | ``ab``), which must fall back to the parser."""
+    words = st.lists(st.text("abc", min_size=1, max_size=2), min_size=1, max_size=3)
+    return st.one_of(
+        byte_sets(),
+        byte_sets(),
+        words.map(lambda ws: Alt(tuple(literal(w) for w in ws))),
+        st.sampled_from(["ab", "ba", "abc"]).map(literal),
+    )
+
+
+def pieces() -> st.SearchStrategy[Expr]:
+    """Prefixes and suffixes: empty, a word, a byte set, or a short repetition."""
+    return st.one_of(
+        st.just(Seq(())),
+        st.text("abc", min_size=1, max_size=2).map(literal),
+        byte_sets(),
+        byte_sets().map(lambda b: Repeat(b, 0, 2)),
+    )
+
+
+def grammars() -> st.SearchStrategy[Grammar]:
+    def build(prefix: Expr, item: Expr, lo: int, extra: int | None, suffix: Expr, nested: bool) -> Grammar:
+        body = Seq((prefix, Repeat(item, lo, None if extra is None else lo + extra), suffix))
+        if not nested:
+            return Grammar({"root": body})
+        # root ::= body | "c" root "a": the counted terminal sits inside recursion
+        return Grammar({"root": Alt((body, Seq((literal("c"), Ref("root"), literal("a")))))})
+
+    return st.builds(
+        build,
+        pieces(),
+        items(),
+        st.integers(0, 4),
+        st.one_of(st.none(), st.integers(0, 9)),
+        pieces(),
+        st.booleans(),
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grammar=grammars(), choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=14))
+def test_counted_matches_oracle(grammar: Grammar, choices: list[tuple[bool, int]]) -> None:
+    walk_and_compare(grammar, choices, COUNTED)
+
+
+def _counted_terminals(grammar: Grammar, limits: Limits) -> int:
+    compiled = Compiler(VOCAB, limits=limits).grammar(grammar)
+    return compiled.stats.counted_terminals
+
+
+@pytest.mark.parametrize(
+    ("item", "counted"),
+    [
+        (literal("ab"), True),
+        (Alt((literal("a"), literal("bc"))), True),
+        (Alt((literal("a"), literal("ab"))), False),  # "a" is a prefix of "ab": not prefix-free
+    ],
+)
+def test_which_repetitions_are_counted(item: Expr, counted: bool) -> None:
+    grammar = Grammar({"root": Seq((literal("c"), Repeat(item, 2, 40), literal("c")))})
+    assert _counted_terminals(grammar, COUNTED) == (1 if counted else 0)
+    # Below the threshold the same repetition is an ordinary automaton.
+    assert _counted_terminals(grammar, Limits(min_counted_repeat=41)) == 0
+
+
+def test_bounds_are_exact_far_from_the_token_length() -> None:
+    """A bound far beyond the longest token (3 bytes): accept exactly 2..40 items, with the
+    masks near each bound, and the same language without a counter."""
+    grammar = Grammar({"root": Seq((literal("c"), Repeat(literal("ab"), 2, 40), literal("c")))})
+    for limits in (COUNTED, Limits()):
+        compiled = Compiler(VOCAB, limits=limits).grammar(grammar)
+        for n in (0, 1, 2, 3, 39, 40, 41):
+            m = Matcher(compiled)
+            ok = m.accept_bytes(b"c" + b"ab" * n + b"c")
+            assert ok == (2 <= n <= 40), (limits, n)
+            assert not ok or m.is_accepting()
+        m = Matcher(compiled)
+        assert m.accept_bytes(b"c" + b"ab" * 39 + b"a")
+        allowed = {TOKENS[t] for t in m.allowed_tokens().tolist() if t != EOS}
+        # one more "b" completes item 40; then only the closing "c" fits
+        assert allowed == {b"b", b"bc"}
