@@ -165,7 +165,40 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
   if (longest_token_ > 60'000) {
     throw Error(ErrorKind::InvalidArgument, "counted repetition: tokens longer than 60000 bytes are not supported");
   }
-  far_ = std::make_shared<DfaTokenIndex>(loop_, vocab_, std::move(slice));
+  slice_ = std::move(slice);
+  far_ = std::make_shared<DfaTokenIndex>(loop_, vocab_, slice_);
+  slice_counts_items_ = check_slice_counts_items();
+}
+
+// Explores the product of the slice's plain-character automaton and D from (start, B): every
+// byte the slice can read must keep D alive and not accepting, and tick exactly when a
+// character completes, which must bring D back to B. Bounded: gives up past kMaxPairs.
+bool CountedTerminal::check_slice_counts_items() const {
+  constexpr size_t kMaxPairs = 4096;
+  if (slice_ == nullptr || loop_->accepting(boundary_)) return false;
+  const Dfa& p = slice_->plain();
+  if (p.start() == Dfa::kDead) return false;
+  std::vector<std::pair<int32_t, int32_t>> todo = {{p.start(), boundary_}};
+  std::vector<std::pair<int32_t, int32_t>> seen = todo;
+  while (!todo.empty()) {
+    auto [a, d] = todo.back();
+    todo.pop_back();
+    for (int b = 0; b < 256; ++b) {
+      const auto byte = static_cast<uint8_t>(b);
+      const int32_t a2 = p.next(a, byte);
+      if (a2 == Dfa::kDead) continue;
+      const int32_t d2 = loop_->next(d, byte);
+      if (d2 == kDead || loop_->accepting(d2)) return false;
+      const bool complete = p.accepting(a2);
+      if (ticks(d, byte) != complete || (complete && d2 != boundary_)) return false;
+      const std::pair<int32_t, int32_t> pair{a2, d2};
+      if (std::find(seen.begin(), seen.end(), pair) != seen.end()) continue;
+      if (seen.size() >= kMaxPairs) return false;
+      seen.push_back(pair);
+      todo.push_back(pair);
+    }
+  }
+  return true;
 }
 
 int32_t CountedTerminal::next(int32_t state, uint8_t byte) const {
@@ -222,7 +255,13 @@ std::shared_ptr<const StateTokens> CountedTerminal::tokens(int32_t state) const 
     if (it != near_.end()) return it->second;
   }
   // Built outside the lock; two threads racing on one key build equal entries.
-  auto entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, nullptr);
+  std::shared_ptr<const StateTokens> entry;
+  if (d == boundary_ && slice_counts_items_) {
+    const std::vector<uint32_t> seed = slice_->bits_up_to(static_cast<uint32_t>(hi));
+    entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, slice_->rest(), &seed);
+  } else {
+    entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, vocab_->trie(), nullptr);
+  }
   std::lock_guard<std::mutex> lock(mutex_);
   return near_.emplace(key, std::move(entry)).first->second;
 }

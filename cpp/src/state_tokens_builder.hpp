@@ -18,13 +18,13 @@
 
 namespace tokensieve::detail {
 
-// The entry for `start`. With `slice` (its tokens already known to stay inside from `start`),
-// only the slice's rest trie is walked and the slice's bits seed the inside set.
+// The entry for `start`, walking `trie` (the vocabulary's, or a slice's rest). `seed_bits`, when
+// given, are tokens already known to stay inside from `start` (a slice's, or part of it).
 template <class Automaton>
 std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton, const typename Automaton::State& start,
-                                                      const Vocabulary& vocab, const TokenSlice* slice) {
+                                                      const Vocabulary& vocab, const TokenTrie& trie,
+                                                      const std::vector<uint32_t>* seed_bits) {
   using State = typename Automaton::State;
-  const TokenTrie& trie = slice != nullptr ? slice->rest() : vocab.trie();
   const uint32_t n = trie.num_nodes();
   std::vector<State> state_at(trie.max_depth() + 1, start);
   std::vector<uint32_t> inside;
@@ -53,9 +53,9 @@ std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton
   auto entry = std::make_shared<StateTokens>();
   entry->boundary_trie = &trie;
   const size_t words = (vocab.size() + 31) / 32;
-  if (slice != nullptr || inside.size() > words / 4) {  // past this a bitset is about as small and ORs faster
-    if (slice != nullptr) {
-      entry->inside_bits = slice->bits();
+  if (seed_bits != nullptr || inside.size() > words / 4) {  // past this a bitset is about as small and ORs faster
+    if (seed_bits != nullptr) {
+      entry->inside_bits = *seed_bits;
     } else {
       entry->inside_bits.assign(words, 0);
     }

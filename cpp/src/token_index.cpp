@@ -24,6 +24,7 @@ TokenSlice::TokenSlice(std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<
     : vocab_(std::move(vocab)), plain_(std::move(plain)) {
   const Vocabulary& v = *vocab_;
   bits_.assign((v.size() + 31) / 32, 0);
+  chars_.assign(v.size(), 0);
   std::vector<uint8_t> rest(v.size(), 0);
   for (uint32_t id = 0; id < v.size(); ++id) {
     if (v.is_special(id) || v.token(id).empty()) continue;
@@ -35,6 +36,9 @@ TokenSlice::TokenSlice(std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<
     if (q != Dfa::kDead && plain_->accepting(q)) {
       bits_[id >> 5] |= 1u << (id & 31);
       ++size_;
+      uint32_t chars = 0;
+      for (unsigned char b : v.token(id)) chars += (b & 0xC0) != 0x80;  // lead bytes: one per character
+      chars_[id] = static_cast<uint16_t>(std::min<uint32_t>(chars, 0xFFFF));
     } else {
       rest[id] = 1;
     }
@@ -44,6 +48,14 @@ TokenSlice::TokenSlice(std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<
     if (rest[id]) tokens[id] = v.token(id);
   }
   rest_ = TokenTrie(tokens, rest);
+}
+
+std::vector<uint32_t> TokenSlice::bits_up_to(uint32_t max_chars) const {
+  std::vector<uint32_t> out(bits_.size(), 0);
+  for (uint32_t id = 0; id < chars_.size(); ++id) {
+    if (chars_[id] != 0 && chars_[id] <= max_chars) out[id >> 5] |= 1u << (id & 31);
+  }
+  return out;
 }
 
 bool TokenSlice::admitted_by(const Dfa& dfa, int32_t state) const {
@@ -106,7 +118,8 @@ struct DfaWalk {
 std::shared_ptr<const StateTokens> DfaTokenIndex::build(int32_t start) const {
   // With the slice admitted, its tokens are inside at once and only the rest needs a walk.
   const bool sliced = slice_ != nullptr && slice_->admitted_by(*dfa_, start);
-  return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, sliced ? slice_.get() : nullptr);
+  if (sliced) return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, slice_->rest(), &slice_->bits());
+  return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, vocab_->trie(), nullptr);
 }
 
 size_t DfaTokenIndex::memory_bytes() const {

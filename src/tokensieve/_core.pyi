@@ -41,6 +41,26 @@ class DfaTokenIndex:
     def dfa(self) -> Dfa: ...
     def memory_bytes(self) -> int: ...
 
+class CountedTerminal:
+    """``prefix item{min,max} suffix`` run with a counter (max -1: unbounded; None: empty)."""
+    def __init__(
+        self,
+        prefix: Dfa | None,
+        item: Dfa,
+        min: int,
+        max: int,
+        suffix: Dfa | None,
+        vocab: Vocabulary,
+        slice: TokenSlice | None = None,
+    ) -> None: ...
+    @property
+    def loop(self) -> Dfa: ...
+    @property
+    def min(self) -> int: ...
+    @property
+    def max(self) -> int: ...
+    def memory_bytes(self) -> int: ...
+
 class MatcherLimits:
     max_mask_work: int
     max_accept_work: int
@@ -52,7 +72,7 @@ class CompiledGrammar:
     def __init__(
         self,
         vocab: Vocabulary,
-        terminals: list[DfaTokenIndex | int],
+        terminals: list[DfaTokenIndex | CountedTerminal | int],
         num_nonterminals: int,
         productions: list[list[int]],
         start: int,

@@ -56,7 +56,7 @@ class Limits:
     max_nfa_states: int = 2_000_000
     max_productions: int = 1_000_000
     max_total_dfa_states: int = 1_000_000
-    min_counted_repeat: int = 65
+    min_counted_repeat: int = 8
     max_compile_seconds: float = 30.0
     max_mask_work: int = 50_000_000
     max_accept_work: int = 5_000_000

@@ -15,7 +15,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.differential.test_random_grammars import EOS, TOKENS, VOCAB, byte_sets, walk_and_compare
-from tokensieve import Compiler, Limits, Matcher
+from tests.oracle import Oracle
+from tokensieve import Compiler, Limits, Matcher, Vocabulary
+from tokensieve.frontends.json_schema.strings import ANY_CHAR
 from tokensieve.ir import Alt, Expr, Grammar, Ref, Repeat, Seq, literal
 
 COUNTED = Limits(min_counted_repeat=1)
@@ -104,3 +106,44 @@ def test_bounds_are_exact_far_from_the_token_length() -> None:
         allowed = {TOKENS[t] for t in m.allowed_tokens().tolist() if t != EOS}
         # one more "b" completes item 40; then only the closing "c" fits
         assert allowed == {b"b", b"bc"}
+
+
+# JSON string characters: the token slice's characters are counted as items (no walk at the
+# boundary state). A vocabulary of JSON-ish pieces, with "é" split across tokens too.
+JSON_PIECES = [b"a", b"n", b'"', b"\\", b"\xc3", b"\xa9", "é".encode(), b"u", b"0"]
+JSON_TOKENS = sorted(
+    {a + b + c for a in JSON_PIECES for b in [b"", *JSON_PIECES] for c in [b"", *JSON_PIECES]}
+)
+JSON_VOCAB = Vocabulary(
+    [*JSON_TOKENS, b"<eos>"], eos_token_ids=[len(JSON_TOKENS)], special_token_ids=[len(JSON_TOKENS)]
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lo=st.integers(0, 3),
+    extra=st.one_of(st.none(), st.integers(0, 8)),
+    choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=12),
+)
+def test_json_string_lengths_match_oracle(
+    lo: int, extra: int | None, choices: list[tuple[bool, int]]
+) -> None:
+    quote = literal('"')
+    grammar = Grammar(
+        {"root": Seq((quote, Repeat(ANY_CHAR, lo, None if extra is None else lo + extra), quote))}
+    )
+    compiled = Compiler(JSON_VOCAB, limits=COUNTED).grammar(grammar)
+    bound = lo if extra is None else lo + extra
+    assert compiled.stats.counted_terminals == (1 if bound >= 1 else 0)
+    oracle = Oracle(grammar)
+    matcher = Matcher(compiled)
+    eos = len(JSON_TOKENS)
+    accepted: list[bytes] = []
+    for pick_allowed, r in [*choices, (False, eos)]:
+        expected = oracle.mask(accepted, JSON_VOCAB.tokens, special_ids=[eos], eos_ids=[eos])
+        assert set(matcher.allowed_tokens().tolist()) == expected, accepted
+        t = sorted(expected)[r % len(expected)] if pick_allowed else r % JSON_VOCAB.size
+        assert matcher.accept_token(t) == (t in expected)
+        if t not in expected or t == eos:
+            break
+        accepted.append(JSON_TOKENS[t])

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from tests.oracle import Oracle
 from tokensieve import EmptyLanguageError, NoTokenAllowed
 from tokensieve.compiler import Compiler
-from tokensieve.limits import Limits
 from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
+from tokensieve.limits import Limits
 from tokensieve.matcher import Matcher
 from tokensieve.vocabulary import Vocabulary
 

@@ -29,7 +29,9 @@
 // a state allows depends on n only through its gaps to the bounds, min - n and max - n, and
 // gaps past L are all alike. States with n >= min and max - n > L + 1, and all suffix states,
 // behave exactly as D and share D's own index; the others get entries keyed by
-// (d, clamped gaps), built on first use.
+// (d, clamped gaps), built on first use; at B, when every character of the token slice
+// (token_index.hpp) is one item, the slice's tokens of at most max - n characters are inside
+// at once and only the rest of the vocabulary is walked.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -103,6 +105,11 @@ class CountedTerminal {
   int32_t longest_token_ = 0;  // L
   std::shared_ptr<const Vocabulary> vocab_;
   std::shared_ptr<const DfaTokenIndex> far_;  // D's own index, for every state far from the bounds
+  std::shared_ptr<const TokenSlice> slice_;
+  // Whether the slice's characters each read as one item from B (a JSON string character):
+  // then near entries at B take the slice's tokens by their character count, not by a walk.
+  bool slice_counts_items_ = false;
+  bool check_slice_counts_items() const;
   mutable std::mutex mutex_;
   mutable std::unordered_map<uint64_t, std::shared_ptr<const StateTokens>> near_;
 };

@@ -33,6 +33,8 @@ class TokenSlice {
 
   const Dfa& plain() const { return *plain_; }
   const std::vector<uint32_t>& bits() const { return bits_; }
+  // The slice's tokens of at most `max_chars` UTF-8 characters, as a bitset.
+  std::vector<uint32_t> bits_up_to(uint32_t max_chars) const;
   const TokenTrie& rest() const { return rest_; }
   uint32_t size() const { return size_; }
   // Whether every string of P read from `state` of `dfa` keeps it alive and never accepting.
@@ -42,6 +44,7 @@ class TokenSlice {
   std::shared_ptr<const Vocabulary> vocab_;
   std::shared_ptr<const Dfa> plain_;
   std::vector<uint32_t> bits_;
+  std::vector<uint16_t> chars_;  // per token id: its UTF-8 characters if in the slice, else 0
   TokenTrie rest_;
   uint32_t size_ = 0;
 };

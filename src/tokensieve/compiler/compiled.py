@@ -127,7 +127,6 @@ class TerminalCache:
                 self._entries.popitem(last=False)
         return entry
 
-
     def get_counted(
         self,
         prefix: list[int] | None,

@@ -358,11 +358,11 @@ class _Lowering:
         _emit(expr, self.rules, out, self.program_memo)
         return out
 
-    def counted_run(self, run: list[Expr]) -> list[int] | None:
-        """Symbols for a run of regular items holding a long repetition, with the repetition
-        and its neighbours (the quotes of a JSON string) as one counted terminal; None when no
-        repetition in the run suits a counter."""
-        long = [j for j, it in enumerate(run) if _long_repeat(it, self.rules, self.limits.min_counted_repeat)]
+    def counted_run(self, run: list[Expr], at_least: int) -> list[int] | None:
+        """Symbols for a run of regular items holding a repetition with a bound of at least
+        ``at_least``, with the repetition and its neighbours (the quotes of a JSON string) as
+        one counted terminal; None when no such repetition suits a counter."""
+        long = [j for j, it in enumerate(run) if _long_repeat(it, self.rules, at_least)]
         if not long:
             return None
         j = long[0]
@@ -409,7 +409,7 @@ class _Lowering:
             # A long repetition is cheaper with a counter even when its automaton would fit:
             # the unrolled automaton has a state, and so a token-index entry, per position.
             if isinstance(expr, Seq):
-                counted = self.counted_run(list(expr.items))
+                counted = self.counted_run(list(expr.items), self.limits.min_counted_repeat)
                 if counted is not None:
                     return counted
             counted_first = _long_repeat(expr, self.rules, self.limits.min_counted_repeat)
@@ -445,16 +445,19 @@ class _Lowering:
 
         def flush() -> None:
             if len(run) > 1:
-                counted = self.counted_run(run)
+                counted = self.counted_run(run, self.limits.min_counted_repeat)
+                if counted is None:
+                    group = Seq(tuple(run))
+                    self.keep_alive.append(group)  # the program memo is keyed by id()
+                    t = self.try_terminal(group)
+                    if t is not None:
+                        out.append(t)
+                        run.clear()
+                        return
+                    # Too large for one automaton: a counter may still keep the run whole.
+                    counted = self.counted_run(run, 2)
                 if counted is not None:
                     out.extend(counted)
-                    run.clear()
-                    return
-                group = Seq(tuple(run))
-                self.keep_alive.append(group)  # the program memo is keyed by id()
-                t = self.try_terminal(group)
-                if t is not None:
-                    out.append(t)
                     run.clear()
                     return
             for it in run:
