@@ -277,8 +277,9 @@ class _Lowering:
         self.size_memo[key] = size
         return size
 
-    def try_terminal(self, expr: Expr) -> int | None:
-        """The terminal symbol for a regular expression, or None if its DFA is too large."""
+    def try_terminal(self, expr: Expr, budget: int | None = None) -> int | None:
+        """The terminal symbol for a regular expression, or None if its DFA is too large
+        (``budget`` states before minimization; by default the limit for its kind)."""
         splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
         # Big expressions are split without trying: a DFA rarely has fewer states than the
         # NFA has positions, and building a doomed automaton level after level is quadratic.
@@ -286,9 +287,12 @@ class _Lowering:
             return None
         program: list[int] = []
         _emit(expr, self.rules, program, self.program_memo)
-        # The budget depends on splittability: a rule reference to an atomic part may fail
-        # under the split budget and still fit under the hard one.
-        key = (splittable, *program)
+        # The budget (and so the cache key) depends on splittability: a rule reference to an
+        # atomic part may fail under the split budget and still fit under the hard one.
+        must_fit = budget is None and not splittable
+        if budget is None:
+            budget = self.limits.max_terminal_states if splittable else self.limits.max_dfa_states
+        key = (budget, *program)
         if key in self.terminal_of_program:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
@@ -297,10 +301,9 @@ class _Lowering:
                 f"compiling the grammar took more than {self.limits.max_compile_seconds} s",
                 limit="max_compile_seconds",
             )
-        budget = self.limits.max_terminal_states if splittable else self.limits.max_dfa_states
         dfa = self.build(program, budget)
         if dfa is None:
-            if not splittable:
+            if must_fit:
                 raise LimitExceeded(
                     f"a regular part of the grammar needs more than {budget} automaton states",
                     limit="max_dfa_states",
@@ -373,6 +376,25 @@ class _Lowering:
                 before = tuple(run[: j - len(prefix)])
                 after = tuple(run[j + 1 + len(suffix) :])
                 return [*self.seq_symbols(before), t, *self.seq_symbols(after)]
+        return None
+
+    def neighbours_run(self, run: list[Expr]) -> list[int] | None:
+        """Symbols for a run too large for one terminal, with its largest item and the items
+        beside it as one terminal (a pattern's automaton with the string's quotes), or None.
+
+        A terminal ends wherever its automaton accepts; cut from its quotes, a pattern such as
+        ``^\\d+.*$`` would end at almost every byte, and every index entry would need a suffix
+        trie of the whole vocabulary."""
+        j = max(range(len(run)), key=lambda k: self.nfa_size(run[k]))
+        for lo, hi in ((j - 1, j + 2), (j, j + 2), (j - 1, j + 1)):
+            if lo < 0 or hi > len(run) or (lo == 0 and hi == len(run)):
+                continue
+            group = Seq(tuple(run[lo:hi]))
+            self.keep_alive.append(group)  # the program memo is keyed by id()
+            # Subset construction overshoots the minimal automaton: give it some room.
+            t = self.try_terminal(group, 4 * self.limits.max_terminal_states)
+            if t is not None:
+                return [*self.seq_symbols(tuple(run[:lo])), t, *self.seq_symbols(tuple(run[hi:]))]
         return None
 
     def special(self, token_id: int) -> int:
@@ -454,8 +476,11 @@ class _Lowering:
                         out.append(t)
                         run.clear()
                         return
-                    # Too large for one automaton: a counter may still keep the run whole.
+                    # Too large for one automaton: a counter may still keep the run whole,
+                    # or the largest item may still take its neighbours along.
                     counted = self.counted_run(run, 2)
+                    if counted is None:
+                        counted = self.neighbours_run(run)
                 if counted is not None:
                     out.extend(counted)
                     run.clear()
