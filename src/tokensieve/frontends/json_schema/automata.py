@@ -123,13 +123,27 @@ class _NFA:
 
 
 def _split_targets(edges: list[tuple[int, int, object]]) -> list[tuple[int, int, frozenset[object]]]:
-    """Cut overlapping ranges into elementary intervals, each with the set of its targets."""
-    cuts = sorted({lo for lo, _, _ in edges} | {hi + 1 for _, hi, _ in edges})
+    """Cut overlapping ranges into elementary intervals, each with the set of its targets.
+
+    A sweep over the range ends: each interval costs the ranges open over it, not all of them.
+    """
+    events: dict[int, list[tuple[bool, object]]] = {}
+    for lo, hi, t in edges:
+        events.setdefault(lo, []).append((True, t))
+        events.setdefault(hi + 1, []).append((False, t))
+    active: dict[object, int] = {}
     out: list[tuple[int, int, frozenset[object]]] = []
-    for a, b in zip(cuts, cuts[1:], strict=False):
-        targets = frozenset(t for lo, hi, t in edges if lo <= a and b - 1 <= hi)
-        if targets:
-            out.append((a, b - 1, targets))
+    bounds = sorted(events)
+    for here, after in zip(bounds, bounds[1:], strict=False):
+        for opens, t in events[here]:
+            if opens:
+                active[t] = active.get(t, 0) + 1
+            elif active[t] == 1:
+                del active[t]
+            else:
+                active[t] -= 1
+        if active:
+            out.append((here, after - 1, frozenset(active)))
     return out
 
 
@@ -198,14 +212,8 @@ class DFA:
             i += 1
             rp = self.trans[p] if p >= 0 else []
             rq = other.trans[q] if q >= 0 else []
-            # Targets tagged by side: 2t for this automaton, 2t+1 for the other one.
-            edges: list[tuple[int, int, object]] = [(lo, hi, 2 * t) for lo, hi, t in rp]
-            edges += [(lo, hi, 2 * t + 1) for lo, hi, t in rq]
             row: list[Edge] = []
-            for lo, hi, targets in _split_targets(edges):
-                tagged = [int(x) for x in targets]  # type: ignore[call-overload]
-                ta = next((x // 2 for x in tagged if x % 2 == 0), -1)
-                tb = next((x // 2 for x in tagged if x % 2 == 1), -1)
+            for lo, hi, ta, tb in _overlay(rp, rq):
                 if not complete and (ta < 0 or tb < 0):
                     continue
                 key = (ta, tb)
@@ -422,60 +430,102 @@ class LabeledGraph:
 
 
 def _hopcroft(dfa: DFA, states: list[int], live: set[int]) -> dict[int, int]:
-    """Equivalence classes of the live states (Hopcroft's partition refinement, O(n log n)).
+    """Equivalence classes of the live states (Hopcroft's partition refinement).
 
-    Missing transitions and transitions to dead states go to an implicit sink, which is
-    its own class; byte ranges are first cut into the classes no transition splits.
+    Byte ranges are first cut into the symbol classes no transition splits. The
+    automaton is partial (transitions to dead states count as missing), so the first
+    partition groups states by acceptance *and* by the symbols they have a transition
+    on; after that, splitting by the live blocks alone is enough (a live state is never
+    equivalent to the missing sink). Splitters are whole blocks taken for every symbol
+    at once, with predecessor lists per state, so a split costs only the transitions
+    into the splitter.
     """
     cuts = sorted(
-        {lo for s in states for lo, _, _ in dfa.trans[s]}
-        | {hi + 1 for s in states for _, hi, _ in dfa.trans[s]}
+        {lo for s in states for lo, _, t in dfa.trans[s] if t in live}
+        | {hi + 1 for s in states for _, hi, t in dfa.trans[s] if t in live}
     )
-    symbols = list(zip(cuts, cuts[1:], strict=False))
-    sink = -1
-    # inverse[c][t]: states that go to t on symbol class c (t = sink when undefined).
-    inverse: list[dict[int, list[int]]] = [{} for _ in symbols]
+    position = {b: i for i, b in enumerate(cuts)}
+    # preds[t]: (symbol class, state) pairs of the transitions into t.
+    preds: dict[int, list[tuple[int, int]]] = {s: [] for s in states}
+    signature: dict[tuple[bool, tuple[tuple[int, int], ...]], list[int]] = {}
     for s in states:
-        row = dfa.trans[s]
-        j = 0
-        for c, (a, _) in enumerate(symbols):
-            while j < len(row) and row[j][1] < a:
-                j += 1
-            t = row[j][2] if j < len(row) and row[j][0] <= a and row[j][2] in live else sink
-            inverse[c].setdefault(t, []).append(s)
-    accepting = [s for s in states if dfa.accept[s]]
-    rejecting = [s for s in states if not dfa.accept[s]]
-    blocks: list[set[int]] = [set(accepting)] + ([set(rejecting)] if rejecting else [])
-    block_of = {s: i for i, b in enumerate(blocks) for s in b}
-    block_of[sink] = len(blocks)
-    blocks.append({sink})
-    # Splitting by all blocks but one is enough: the largest of accepting/rejecting is left out.
-    first = [len(blocks) - 1, 0 if len(blocks) == 2 or len(blocks[0]) <= len(blocks[1]) else 1]
-    work = {(i, c) for i in first for c in range(len(symbols))}
-    while work:
-        target, c = work.pop()
-        movers: set[int] = set()
-        for t in blocks[target]:
-            movers.update(inverse[c].get(t, ()))
-        touched: dict[int, set[int]] = {}
-        for s in movers:
-            touched.setdefault(block_of[s], set()).add(s)
-        for i, inside in touched.items():
-            if len(inside) == len(blocks[i]):
+        defined: list[tuple[int, int]] = []
+        for lo, hi, t in dfa.trans[s]:
+            if t not in live:
                 continue
-            outside = blocks[i] - inside
-            small, large = (inside, outside) if len(inside) <= len(outside) else (outside, inside)
-            blocks[i] = large
-            new = len(blocks)
-            blocks.append(small)
-            for s in small:
-                block_of[s] = new
-            for d in range(len(symbols)):
-                if (i, d) in work:
-                    work.add((new, d))
-                else:
-                    work.add((new if len(small) <= len(large) else i, d))
+            first, last = position[lo], position[hi + 1]
+            preds[t].extend((c, s) for c in range(first, last))
+            if defined and defined[-1][1] == first:
+                defined[-1] = (defined[-1][0], last)
+            else:
+                defined.append((first, last))
+        signature.setdefault((dfa.accept[s], tuple(defined)), []).append(s)
+    blocks: list[set[int]] = [set(members) for members in signature.values()]
+    block_of = {s: i for i, b in enumerate(blocks) for s in b}
+    work = list(range(len(blocks)))
+    waiting = set(work)
+    while work:
+        splitter = work.pop()
+        waiting.discard(splitter)
+        movers_by_symbol: dict[int, list[int]] = {}
+        for t in blocks[splitter]:
+            for c, s in preds[t]:
+                movers_by_symbol.setdefault(c, []).append(s)
+        for movers in movers_by_symbol.values():
+            touched: dict[int, set[int]] = {}
+            for s in movers:
+                touched.setdefault(block_of[s], set()).add(s)
+            for i, inside in touched.items():
+                if len(inside) == len(blocks[i]):
+                    continue
+                outside = blocks[i] - inside
+                small, large = (inside, outside) if len(inside) <= len(outside) else (outside, inside)
+                blocks[i] = large
+                new = len(blocks)
+                blocks.append(small)
+                for s in small:
+                    block_of[s] = new
+                # A waiting block is split by both halves; otherwise the smaller half is
+                # enough (splitting by the parent and one half implies the other half).
+                work.append(new)
+                waiting.add(new)
     return {s: block_of[s] for s in states}
+
+
+def _overlay(a: list[Edge], b: list[Edge]) -> list[tuple[int, int, int, int]]:
+    """Two sorted, disjoint rows laid over each other: ``(lo, hi, target_a, target_b)`` for
+    each maximal interval where neither row changes, -1 for no transition; intervals
+    covered by neither row are left out."""
+    out: list[tuple[int, int, int, int]] = []
+    i = j = 0
+    pos = 0
+    while i < len(a) or j < len(b):
+        # Skip to the next byte that some range covers.
+        starts = []
+        if i < len(a):
+            starts.append(max(a[i][0], pos))
+        if j < len(b):
+            starts.append(max(b[j][0], pos))
+        lo = min(starts)
+        in_a = i < len(a) and a[i][0] <= lo
+        in_b = j < len(b) and b[j][0] <= lo
+        # The interval ends where a covering range ends or an uncovering one starts.
+        hi = 255
+        if in_a:
+            hi = min(hi, a[i][1])
+        elif i < len(a):
+            hi = min(hi, a[i][0] - 1)
+        if in_b:
+            hi = min(hi, b[j][1])
+        elif j < len(b):
+            hi = min(hi, b[j][0] - 1)
+        out.append((lo, hi, a[i][2] if in_a else -1, b[j][2] if in_b else -1))
+        pos = hi + 1
+        if in_a and a[i][1] == hi:
+            i += 1
+        if in_b and b[j][1] == hi:
+            j += 1
+    return out
 
 
 def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
