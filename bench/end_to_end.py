@@ -7,7 +7,7 @@
 
 For every schema, four configurations decode greedily from the same prompt with the same
 ``max_tokens``, taking turns within each repetition (so a change of machine load hits them
-all alike):
+all alike; the order rotates from one repetition to the next):
 
 =================================  ==========================================================
 ``unconstrained``                  no grammar
@@ -324,8 +324,10 @@ def measure(
     table = backend.token_bytes
     runs: list[Run] = []
     for repeat in range(args.repeats):
+        # Rotate the order each repetition, so no configuration always runs first after a schema switch.
+        order = CONFIGS[repeat % len(CONFIGS):] + CONFIGS[: repeat % len(CONFIGS)]
         for name, prompt, grammar in work:
-            for config in CONFIGS:
+            for config in order:
                 out, t, wall = decode_once(backend, prompt, grammar, config, args.max_tokens)
                 json_ok = None
                 if config.constrained and out.stop_reason in ("eos", "complete"):

@@ -62,15 +62,19 @@ machine() {
   nvidia-smi --query-gpu=name,memory.total,memory.used,utilization.gpu,driver_version --format=csv || true
   nproc
   "$PY" - <<'EOF'
-import sys, torch
+import sys
+from importlib import metadata
+
+import torch
+
 print("python", sys.version.split()[0], "| torch", torch.__version__, "| CUDA", torch.version.cuda,
       "| available", torch.cuda.is_available(), "| devices", torch.cuda.device_count())
-for module in ("transformers", "tokenizers", "numpy", "nanobind", "scikit_build_core", "jsonschema",
-               "pytest", "gguf", "hypothesis"):
+for dist in ("transformers", "tokenizers", "numpy", "nanobind", "scikit-build-core", "jsonschema",
+             "pytest", "gguf", "hypothesis"):
     try:
-        print(f"  {module} {getattr(__import__(module), '__version__', '?')}")
-    except ImportError:
-        print(f"  {module} missing")
+        print(f"  {dist} {metadata.version(dist)}")
+    except metadata.PackageNotFoundError:
+        print(f"  {dist} missing")
 EOF
 }
 
