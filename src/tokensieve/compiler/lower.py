@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sys
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,6 +60,51 @@ class LoweredGrammar:
     unordered: list[list[int]] = field(default_factory=list)
 
 
+class _SharedFacts:
+    """What lowering learnt about one IR node that depends on the node alone."""
+
+    __slots__ = ("nfa_size", "program", "ref")
+
+    def __init__(self, ref: weakref.ref[Any], program: list[int]) -> None:
+        self.ref = ref
+        self.program = program  # its regex program: it references no rule
+        self.nfa_size: int | None = None
+
+
+class _LiveNodeFacts:
+    """Facts about large rule-free IR nodes, kept across lowerings while the node lives.
+
+    Front-ends share constant sub-expressions between schemas (a JSON string character is an
+    842-word program, whitespace, numbers), and re-deriving their programs, sizes and rule
+    references for every schema was most of the time to compile a small schema. Entries are
+    keyed by ``id`` and checked through a weak reference, so a recycled id never matches, and
+    leave with their node.
+    """
+
+    # Programs shorter than this are cheaper to rebuild than to share.
+    MIN_PROGRAM = 128
+
+    def __init__(self) -> None:
+        self._entries: dict[int, _SharedFacts] = {}
+
+    def get(self, node: Expr) -> _SharedFacts | None:
+        entry = self._entries.get(id(node))
+        return entry if entry is not None and entry.ref() is node else None
+
+    def put(self, node: Expr, program: list[int]) -> None:
+        key, entries = id(node), self._entries
+
+        def drop(ref: weakref.ref[Any]) -> None:
+            entry = entries.get(key)
+            if entry is not None and entry.ref is ref:
+                del entries[key]
+
+        entries[key] = _SharedFacts(weakref.ref(node, drop), program)
+
+
+_SHARED = _LiveNodeFacts()
+
+
 def regex_program(expr: Expr, rules: dict[str, Expr] | None = None) -> list[int]:
     """The prefix-encoded program of a regular expression (``Ref`` bodies are inlined)."""
     out: list[int] = []
@@ -66,12 +112,22 @@ def regex_program(expr: Expr, rules: dict[str, Expr] | None = None) -> list[int]
     return out
 
 
-def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, list[int]]) -> None:
+def _emit(
+    expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, tuple[list[int], bool]]
+) -> bool:
+    """Appends ``expr``'s program to ``out``; returns whether it inlined a rule (then the
+    program depends on the grammar, and is not shared across lowerings)."""
     cached = memo.get(id(expr))
     if cached is not None:
-        out.extend(cached)
-        return
+        out.extend(cached[0])
+        return cached[1]
+    shared = _SHARED.get(expr)
+    if shared is not None:
+        out.extend(shared.program)
+        memo[id(expr)] = (shared.program, False)
+        return False
     start = len(out)
+    uses_rules = False
     if isinstance(expr, Bytes):
         out.append(OP_BYTES)
         out.append(len(expr.ranges))
@@ -82,19 +138,20 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, li
         out.append(OP_SEQ)
         out.append(len(expr.items))
         for it in expr.items:
-            _emit(it, rules, out, memo)
+            uses_rules |= _emit(it, rules, out, memo)
     elif isinstance(expr, Alt):
         out.append(OP_ALT)
         out.append(len(expr.items))
         for it in expr.items:
-            _emit(it, rules, out, memo)
+            uses_rules |= _emit(it, rules, out, memo)
     elif isinstance(expr, Repeat):
         out.append(OP_REPEAT)
         out.append(expr.min)
         out.append(-1 if expr.max is None else expr.max)
-        _emit(expr.item, rules, out, memo)
+        uses_rules = _emit(expr.item, rules, out, memo)
     elif isinstance(expr, Ref):
         _emit(rules[expr.name], rules, out, memo)
+        uses_rules = True
     elif isinstance(expr, Automaton):
         out.append(OP_AUTOMATON)
         out.append(len(expr.states))
@@ -104,14 +161,18 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, li
             out.extend(target for _, target in edges)
         for _, edges in expr.states:
             for label, _ in edges:
-                _emit(label, rules, out, memo)
+                uses_rules |= _emit(label, rules, out, memo)
     elif isinstance(expr, Difference):
         out.append(OP_DIFFERENCE)
-        _emit(expr.left, rules, out, memo)
-        _emit(expr.right, rules, out, memo)
+        uses_rules = _emit(expr.left, rules, out, memo)
+        uses_rules |= _emit(expr.right, rules, out, memo)
     else:
         raise TypeError(f"not a regular expression: {expr!r}")
-    memo[id(expr)] = out[start:]
+    program = out[start:]
+    memo[id(expr)] = (program, uses_rules)
+    if not uses_rules and len(program) >= _LiveNodeFacts.MIN_PROGRAM:
+        _SHARED.put(expr, program)
+    return uses_rules
 
 
 def _recursive_rules(grammar: Grammar) -> set[str]:
@@ -167,7 +228,10 @@ def _refs(expr: Expr, memo: dict[int, frozenset[str]]) -> frozenset[str]:
     hit = memo.get(id(expr))
     if hit is not None:
         return hit
-    if isinstance(expr, Ref):
+    found: frozenset[str]
+    if _SHARED.get(expr) is not None:  # it has a rule-free program
+        found = frozenset()
+    elif isinstance(expr, Ref):
         found = frozenset((expr.name,))
     elif isinstance(expr, (Seq, Alt)):
         found = frozenset().union(*(_refs(it, memo) for it in expr.items))
@@ -200,7 +264,7 @@ class _Lowering:
         self.expr_nt: dict[int, int] = {}
         self.terminal_of_program: dict[tuple[Any, ...], int | None] = {}
         self.special_terminal: dict[int, int] = {}
-        self.program_memo: dict[int, list[int]] = {}
+        self.program_memo: dict[int, tuple[list[int], bool]] = {}
         self.size_memo: dict[int, int] = {}
         self.symbols_memo: dict[int, list[int]] = {}
         self.keep_alive: list[Expr] = []  # id()-keyed memos need their keys alive
@@ -214,8 +278,8 @@ class _Lowering:
         if hit is not None:
             return hit
         self.keep_alive.append(expr)
-        if isinstance(expr, (Bytes, Automaton)):
-            result = True
+        if isinstance(expr, (Bytes, Automaton)) or _SHARED.get(expr) is not None:
+            result = True  # a shared node has a program: it is regular
         elif isinstance(expr, (Special, Unordered)):
             result = False  # Unordered is regular in theory, but its automaton has 2^n states
         elif isinstance(expr, Ref):
@@ -257,6 +321,10 @@ class _Lowering:
         hit = self.size_memo.get(key)
         if hit is not None:
             return hit
+        shared = _SHARED.get(expr)
+        if shared is not None and shared.nfa_size is not None:
+            self.size_memo[key] = shared.nfa_size
+            return shared.nfa_size
         if isinstance(expr, Bytes):
             size = 1
         elif isinstance(expr, Seq):
@@ -275,6 +343,8 @@ class _Lowering:
         else:
             size = 1
         self.size_memo[key] = size
+        if shared is not None:
+            shared.nfa_size = size
         return size
 
     def try_terminal(self, expr: Expr, budget: int | None = None) -> int | None:
