@@ -82,7 +82,7 @@ class _LiveNodeFacts:
     """
 
     # Programs shorter than this are cheaper to rebuild than to share.
-    MIN_PROGRAM = 128
+    MIN_PROGRAM = 32
 
     def __init__(self) -> None:
         self._entries: dict[int, _SharedFacts] = {}
