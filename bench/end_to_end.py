@@ -513,12 +513,16 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--heads", type=int, default=32, help="random-llama attention heads")
     ap.add_argument("--kv-heads", type=int, default=8, help="random-llama key/value heads")
     ap.add_argument("--seed", type=int, default=0, help="random-llama initialisation seed")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="torch CPU threads (default: 1 with --device cpu, else torch's choice)")
     ap.add_argument("--out", type=Path, default=None, help="write the JSON results here")
     args = ap.parse_args(argv)
     if args.max_tokens < 2:
         ap.error("--max-tokens must be at least 2 (the first token comes from the prefill)")
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
+    if args.threads is not None and args.threads < 1:
+        ap.error("--threads must be at least 1")
     return args
 
 
@@ -539,6 +543,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     def log(message: str) -> None:
         print(f"[end_to_end] {message}", file=sys.stderr, flush=True)
 
+    if args.threads is None and args.device == "cpu":
+        # One torch thread: on a small shared machine a second one stalls the forward pass
+        # whenever another process takes its core, and the mask worker needs a core of its own.
+        args.threads = 1
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
     start = time.perf_counter()
     backend, model_info = load_model(args)
     log(f"model ready in {time.perf_counter() - start:.1f} s: {model_info}")
