@@ -251,7 +251,6 @@ class SyncedBackend:
     token_bytes = _delegate("token_bytes")
     model = _delegate("model")
     tokenizer = _delegate("tokenizer")
-    supports_tools_in_template = _delegate("supports_tools_in_template")
 
     def __init__(self, inner: Any):
         self.inner = inner
@@ -449,7 +448,7 @@ def fmt(value: float | None, digits: int = 1) -> str:
 def markdown_report(report: dict[str, Any]) -> str:
     """The tables of one result file (what the bench prints; ``docs/benchmarks.md`` takes the same)."""
     m, s = report["model"], report["settings"]
-    model = m["model"] if m["model"] != "random-llama" else (
+    model = f"{m['path']} (embedded)" if m["model"] == "embedded" else (
         f"random Llama (hidden {m['hidden']}, {m['layers']} layers, vocabulary {m['tokenizer']})")
     lines = [
         f"### End to end: {model} on {m['device']} ({report['created']})",
