@@ -17,8 +17,9 @@
 #   OUT=/tmp/out scripts/device_check.sh
 #
 # Knobs for trying it elsewhere: DEVICE=cpu (same steps on the CPU), JOBS (build parallelism),
-# BENCH_ARGS (appended to both benchmark command lines, e.g. smaller model sizes), DEADLINE
-# (seconds for the whole script, default 340) and BUILD_LIMIT (default 180).
+# BUILD_WITH=cmake (CMake without pip), BENCH_ARGS (appended to both benchmark command lines,
+# e.g. smaller model sizes), DEADLINE (seconds for the whole script, default 340) and
+# BUILD_LIMIT (default 180).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export OUT=${OUT:-/tmp/out}
@@ -78,34 +79,49 @@ for dist in ("transformers", "tokenizers", "numpy", "nanobind", "scikit-build-co
 EOF
 }
 
-# Install from .device/wheels only the modules this interpreter cannot import (no network; no
-# shadowing of what the machine already has, such as its typing_extensions).
+# Unpack from .device/wheels only the distributions whose modules this interpreter cannot
+# import (no network; nothing the machine has, such as its typing_extensions, is shadowed).
+# A wheel is a zip archive laid out for site-packages, so unpacking needs no pip.
 extras() {
   [ -d .device/wheels ] || { echo "no .device/wheels: run scripts/device_prepare.sh and carry .device"; return 1; }
-  local missing
-  missing=$("$PY" - <<'EOF'
-import importlib.util
-dists = {"jsonschema": "jsonschema", "attr": "attrs", "referencing": "referencing",
-         "jsonschema_specifications": "jsonschema-specifications", "rpds": "rpds-py",
-         "typing_extensions": "typing-extensions", "pytest": "pytest", "pluggy": "pluggy",
-         "iniconfig": "iniconfig", "packaging": "packaging", "pygments": "pygments"}
-print(" ".join(d for m, d in dists.items() if importlib.util.find_spec(m) is None))
+  "$PY" - "$EXTRA" <<'EOF'
+import importlib.util, pathlib, sys, zipfile
+target = pathlib.Path(sys.argv[1])
+modules = {"jsonschema": "jsonschema", "attr": "attrs", "referencing": "referencing",
+           "jsonschema_specifications": "jsonschema_specifications", "rpds": "rpds_py",
+           "typing_extensions": "typing_extensions", "pytest": "pytest", "pluggy": "pluggy",
+           "iniconfig": "iniconfig", "packaging": "packaging", "pygments": "pygments"}
+missing = [dist for module, dist in modules.items() if importlib.util.find_spec(module) is None]
+print("missing here:", " ".join(missing) or "nothing")
+wheels = sorted(pathlib.Path(".device/wheels").glob("*.whl"))
+for dist in missing:
+    found = [w for w in wheels if w.name.lower().startswith(dist.lower() + "-")]
+    if not found:
+        sys.exit(f"no wheel for {dist} in .device/wheels")
+    zipfile.ZipFile(found[-1]).extractall(target)
+    print("unpacked", found[-1].name)
 EOF
-)
-  echo "missing here: ${missing:-nothing}"
-  [ -z "$missing" ] && return 0
-  # shellcheck disable=SC2086  # one argument per distribution
-  "$PY" -m pip install --quiet --no-index --no-deps --find-links .device/wheels --target "$EXTRA" $missing
 }
 
+# tokensieve with its C++ core into $SITE: pip + scikit-build-core (the package's own build),
+# or CMake directly (as scripts/build_dev.sh does) where pip is missing or BUILD_WITH=cmake.
 build() {
   local nb_dir
   nb_dir=$("$PY" -c "import nanobind; print(nanobind.cmake_dir())") || return 1
-  CMAKE_BUILD_PARALLEL_LEVEL=$JOBS "$PY" -m pip install --no-build-isolation --no-deps --no-index \
-    --target "$SITE" --upgrade \
-    --config-settings=build-dir="$WORK/build" \
-    --config-settings=cmake.define.nanobind_DIR="$nb_dir" \
-    . || return 1
+  if [ "${BUILD_WITH:-pip}" = pip ] && "$PY" -m pip --version >/dev/null 2>&1; then
+    CMAKE_BUILD_PARALLEL_LEVEL=$JOBS "$PY" -m pip install --no-build-isolation --no-deps --no-index \
+      --target "$SITE" --upgrade \
+      --config-settings=build-dir="$WORK/build" \
+      --config-settings=cmake.define.nanobind_DIR="$nb_dir" \
+      . || return 1
+  else
+    echo "building with CMake directly"
+    cmake -S . -B "$WORK/build-cmake" -G Ninja -DSKBUILD=ON -DCMAKE_BUILD_TYPE=Release \
+      -Dnanobind_DIR="$nb_dir" -DPython_EXECUTABLE="$(command -v "$PY")" || return 1
+    cmake --build "$WORK/build-cmake" -j "$JOBS" || return 1
+    rm -rf "$SITE/tokensieve" && mkdir -p "$SITE" && cp -r src/tokensieve "$SITE/" || return 1
+    rm -f "$SITE"/tokensieve/_core*.so && cp "$WORK"/build-cmake/_core*.so "$SITE/tokensieve/" || return 1
+  fi
   "$PY" -c "import tokensieve, tokensieve._core as c; print('tokensieve', tokensieve.__version__, 'from', c.__file__)"
 }
 
