@@ -150,7 +150,8 @@ class Run:
 
     @property
     def decode_tokens(self) -> int:
-        return self.output_tokens - 1
+        """Tokens after the one sampled from the prefill (none if the model ended at once)."""
+        return max(0, self.output_tokens - 1)
 
     @property
     def decode_s(self) -> float:
