@@ -258,7 +258,15 @@ def render(paths: list[Path]) -> str:
     parts = [INTRO]
     for path in paths:
         report = json.loads(path.read_text(encoding="utf-8"))
-        body = grammar_report(report) if report.get("benchmark") == "grammars" else markdown_report(report)
+        kind = report.get("benchmark")
+        if kind == "grammars":
+            body = grammar_report(report)
+        elif kind == "end_to_end":
+            from bench.end_to_end import markdown_report as end_to_end_report  # imports torch: only here
+
+            body = end_to_end_report(report)
+        else:
+            body = markdown_report(report)
         parts += [f"<!-- from {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path} -->", body, ""]
     return "\n".join(parts)
 
@@ -270,8 +278,11 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=ROOT / "docs" / "benchmarks.md")
     args = ap.parse_args()
     summaries = [p for p in RESULTS_DIR.glob("*.json") if not p.stem.endswith("_cases")]
-    # MaskBench first (the headline), then the grammar benchmark; by name within each.
-    paths = args.results or sorted(summaries, key=lambda p: (p.stem.startswith("grammars"), p.name))
+    # MaskBench first (the headline), then the grammar benchmark, then end to end; by name within each.
+    def order(p: Path) -> tuple[int, str]:
+        return (1 if p.stem.startswith("grammars") else 2 if p.stem.startswith("end_to_end") else 0, p.name)
+
+    paths = args.results or sorted(summaries, key=order)
     if not paths:
         raise SystemExit(f"no results in {RESULTS_DIR}; run bench/compare.py or bench/grammars.py first")
     args.out.write_text(render(paths), encoding="utf-8")
