@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import itertools
+import random
 
 import pytest
 
 from tests.oracle import Oracle
-from tokensieve.frontends.json_schema.automata import dfa_from_expr, utf8_strings
+from tokensieve.frontends.json_schema.automata import DFA, dfa_from_expr, utf8_strings
 from tokensieve.frontends.json_schema.digits import fixed_width
 from tokensieve.frontends.regex import parse_regex
 from tokensieve.ir import Grammar
@@ -86,3 +87,69 @@ def test_right_linear_rules_get_distinct_names() -> None:
         grammar.rules["root"] = ref
         oracle = Oracle(grammar)
         assert oracle.is_complete(b"abcab") and not oracle.is_complete(b"abb")
+
+
+def _random_dfa(rng: random.Random, size: int) -> DFA:
+    """A random partial DFA over a few byte ranges (many states equivalent or dead)."""
+    trans = []
+    for _ in range(size):
+        row = []
+        for lo, hi in ((0x61, 0x61), (0x62, 0x63), (0x64, 0x64), (0x80, 0xBF)):
+            if rng.random() < 0.6:
+                row.append((lo, hi, rng.randrange(size)))
+        trans.append(row)
+    return DFA(trans, [rng.random() < 0.3 for _ in range(size)])
+
+
+def _moore_classes(dfa: DFA) -> int:
+    """Classes of the reachable, co-reachable states by naive signature refinement."""
+    reach, todo = {0}, [0]
+    while todo:
+        for _, _, t in dfa.trans[todo.pop()]:
+            if t not in reach:
+                reach.add(t)
+                todo.append(t)
+    live = {s for s in reach if dfa.accept[s]}
+    changed = True
+    while changed:
+        changed = False
+        for s in reach - live:
+            if any(t in live for _, _, t in dfa.trans[s]):
+                live.add(s)
+                changed = True
+    if 0 not in live:
+        return 1
+    cls = {s: int(dfa.accept[s]) for s in live}
+    while True:
+        sigs = {
+            s: (cls[s], tuple((lo, hi, cls[t]) for lo, hi, t in dfa.trans[s] if t in live)) for s in live
+        }
+        numbering = {sig: i for i, sig in enumerate(sorted(set(sigs.values())))}
+        new = {s: numbering[sigs[s]] for s in live}
+        if len(set(new.values())) == len(set(cls.values())):
+            return len(set(new.values()))
+        cls = new
+
+
+def test_minimization_matches_naive_refinement_on_partial_automata() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        dfa = _random_dfa(rng, rng.randint(1, 14))
+        minimal = dfa.minimize()
+        assert minimal.size == _moore_classes(dfa)
+        words = ["".join(p) for n in range(4) for p in itertools.product("abcdé", repeat=n)]
+        assert [_accepts(minimal, w) for w in words] == [_accepts(dfa, w) for w in words]
+
+
+def test_results_are_the_dfa_their_expression_builds_again() -> None:
+    # DFA.to_ir remembers its automaton for the returned expression; that is only exact if
+    # one language has one DFA here (minimal, numbered breadth-first, bytes ascending).
+    rng = random.Random(11)
+    for _ in range(200):
+        x = _random_dfa(rng, rng.randint(1, 10)).minimize()
+        y = _random_dfa(rng, rng.randint(1, 10)).minimize()
+        for result in (x.minus(y), x.intersect(y), x.union(y)):
+            rebuilt = dfa_from_expr(result.labeled().to_automaton())  # a fresh expression object
+            assert (rebuilt.trans, rebuilt.accept) == (result.trans, result.accept)
+            expr = result.to_ir(Grammar(), "t")
+            assert dfa_from_expr(expr) is result

@@ -40,6 +40,14 @@ def _dfa(name: str) -> DFA:
     return _DFAS[name]
 
 
+def _conforms(text: str, name: str) -> bool:
+    """The checker's verdict, except that RFC 3339 year 0000 (which Python's ``date`` cannot
+    represent) is judged as year 2000: both are leap years of the proleptic calendar."""
+    if name == "date" and text.startswith("0000-"):
+        text = "2000" + text[4:]
+    return bool(CHECKER.conforms(text, name))
+
+
 @st.composite
 def _candidates(draw: st.DrawFn, name: str) -> str:
     chars, seeds = _CASES[name]
@@ -61,7 +69,7 @@ def _candidates(draw: st.DrawFn, name: str) -> str:
 @pytest.mark.parametrize("name", sorted(_CASES))
 def test_seeds_are_valid_for_both(name: str) -> None:
     for seed in _CASES[name][1]:
-        assert CHECKER.conforms(seed, name) and dfa_accepts(_dfa(name), seed), seed
+        assert _conforms(seed, name) and dfa_accepts(_dfa(name), seed), seed
 
 
 @pytest.mark.parametrize("name", sorted(_CASES))
@@ -71,6 +79,6 @@ def test_never_looser_than_the_checker(name: str, data: st.DataObject) -> None:
     text = data.draw(_candidates(name))
     accepted = dfa_accepts(_dfa(name), text)
     if accepted:
-        assert CHECKER.conforms(text, name), text
+        assert _conforms(text, name), text
     if name in _EXACT:
-        assert accepted == CHECKER.conforms(text, name), text
+        assert accepted == _conforms(text, name), text

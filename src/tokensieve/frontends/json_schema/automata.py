@@ -14,6 +14,7 @@ language here is a set of UTF-8 encoded texts.
 
 from __future__ import annotations
 
+import heapq
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -189,13 +190,13 @@ class DFA:
     # -- operations ---------------------------------------------------------------
 
     def intersect(self, other: DFA) -> DFA:
-        return self._product(other, lambda a, b: a and b, complete=False)
+        return _remembered_product("and", self, other)
 
     def union(self, other: DFA) -> DFA:
-        return self._product(other, lambda a, b: a or b, complete=True)
+        return _remembered_product("or", self, other)
 
     def minus(self, other: DFA) -> DFA:
-        return self._product(other, lambda a, b: a and not b, complete=True)
+        return _remembered_product("minus", self, other)
 
     def complement(self) -> DFA:
         """Valid UTF-8 strings not in this language."""
@@ -286,6 +287,22 @@ class DFA:
             edges.append({t: Bytes.of(r) for t, r in groups.items()})
         return LabeledGraph(edges, list(self.accept))
 
+    def to_ir(self, grammar: Grammar, hint: str) -> Expr:
+        """This language back in the IR (:meth:`LabeledGraph.to_ir` of :meth:`labeled`).
+
+        The automaton is remembered for the expression it returns, so a later operation on
+        that expression (a chain of subtractions, one ``not`` after another) starts from it
+        instead of rebuilding it. That is exact, not just equivalent: a DFA that comes out of
+        the operations here is minimal and numbered in breadth-first order with bytes
+        ascending (subset and product construction discover states that way, and
+        :meth:`minimize` keeps the first-found order of the classes), so one language has
+        exactly one such DFA, the one :func:`dfa_from_expr` would build again.
+        """
+        expr = self.labeled().to_ir(grammar, hint)
+        if not isinstance(expr, Ref):  # right-linear rules are not read back as a DFA
+            _remember(expr, self)
+        return expr
+
     def finite_words(self, limit: int) -> list[bytes] | None:
         """All words when the language is finite with at most ``limit`` words, else None."""
         words: list[bytes] = []
@@ -341,11 +358,40 @@ class LabeledGraph:
                 link(s, t, label)
             if self.accept[s]:
                 link(s, final, EMPTY)
+
+        def cost(x: int) -> int:  # the edges eliminating x creates
+            return (len(into[x]) - (x in into[x])) * (len(out[x]) - (x in out[x]))
+
+        # States go cheapest first, ties by number. The heap may hold outdated costs: an
+        # entry counts only while it matches the state's current cost, and every change
+        # pushes a fresh one, so the pick is the same as a scan over all remaining states.
+        # Sizes of the subexpressions met so far, by object (kept alive by the entry): each
+        # new edge expression shares its parts with older ones.
+        sizes: dict[int, tuple[Expr, int]] = {}
+
+        def size(e: Expr) -> int:
+            hit = sizes.get(id(e))
+            if hit is not None and hit[0] is e:
+                return hit[1]
+            if isinstance(e, (Seq, Alt)):
+                nodes = 1 + sum(size(item) for item in e.items)
+            elif isinstance(e, Repeat):
+                nodes = 1 + size(e.item)
+            else:
+                nodes = 1
+            sizes[id(e)] = (e, nodes)
+            return nodes
+
         remaining = set(range(n))
+        heap = [(cost(x), x) for x in range(n)]
+        heapq.heapify(heap)
         total = 0
         while remaining:
-            s = min(remaining, key=lambda x: (len(into[x] - {x}) * len(set(out[x]) - {x}), x))
+            c, s = heapq.heappop(heap)
+            if s not in remaining or c != cost(s):
+                continue
             remaining.discard(s)
+            neighbours = (into[s] | out[s].keys()) & remaining
             loop = out[s].pop(s, None)
             into[s].discard(s)
             star = Repeat(loop, 0, None) if loop is not None else EMPTY
@@ -353,7 +399,7 @@ class LabeledGraph:
                 head = out[p].pop(s)
                 for q, tail in out[s].items():
                     e = seq(head, star, tail)
-                    total += expr_size(e)
+                    total += size(e)
                     if total > budget:
                         return None
                     link(p, q, e)
@@ -361,6 +407,8 @@ class LabeledGraph:
                 into[q].discard(s)
             out[s] = {}
             into[s] = set()
+            for x in neighbours:
+                heapq.heappush(heap, (cost(x), x))
         return out[init].get(final, NOTHING)
 
     def to_automaton(self) -> Automaton:
@@ -432,13 +480,12 @@ class LabeledGraph:
 def _hopcroft(dfa: DFA, states: list[int], live: set[int]) -> dict[int, int]:
     """Equivalence classes of the live states (Hopcroft's partition refinement).
 
-    Byte ranges are first cut into the symbol classes no transition splits. The
-    automaton is partial (transitions to dead states count as missing), so the first
-    partition groups states by acceptance *and* by the symbols they have a transition
-    on; after that, splitting by the live blocks alone is enough (a live state is never
-    equivalent to the missing sink). Splitters are whole blocks taken for every symbol
-    at once, with predecessor lists per state, so a split costs only the transitions
-    into the splitter.
+    Byte ranges are first cut into the symbol classes no transition splits. Splitters are
+    whole blocks, taken for every symbol at once through per-state predecessor lists, so
+    a split costs only the transitions into the splitter. The automaton is partial
+    (transitions to dead states count as missing) and needs no explicit sink: every
+    initial block is a splitter, so a state with a transition into a block is always
+    separated from one without.
     """
     cuts = sorted(
         {lo for s in states for lo, _, t in dfa.trans[s] if t in live}
@@ -447,20 +494,12 @@ def _hopcroft(dfa: DFA, states: list[int], live: set[int]) -> dict[int, int]:
     position = {b: i for i, b in enumerate(cuts)}
     # preds[t]: (symbol class, state) pairs of the transitions into t.
     preds: dict[int, list[tuple[int, int]]] = {s: [] for s in states}
-    signature: dict[tuple[bool, tuple[tuple[int, int], ...]], list[int]] = {}
     for s in states:
-        defined: list[tuple[int, int]] = []
         for lo, hi, t in dfa.trans[s]:
-            if t not in live:
-                continue
-            first, last = position[lo], position[hi + 1]
-            preds[t].extend((c, s) for c in range(first, last))
-            if defined and defined[-1][1] == first:
-                defined[-1] = (defined[-1][0], last)
-            else:
-                defined.append((first, last))
-        signature.setdefault((dfa.accept[s], tuple(defined)), []).append(s)
-    blocks: list[set[int]] = [set(members) for members in signature.values()]
+            if t in live:
+                preds[t].extend((c, s) for c in range(position[lo], position[hi + 1]))
+    accepting = {s for s in states if dfa.accept[s]}
+    blocks = [b for b in (accepting, set(states) - accepting) if b]
     block_of = {s: i for i, b in enumerate(blocks) for s in b}
     work = list(range(len(blocks)))
     waiting = set(work)
@@ -560,11 +599,46 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
     start, final = nfa.state(), nfa.state()
     nfa.add(expr, start, final)
     dfa = DFA.from_nfa(nfa, start, final, max_states)
+    _remember(expr, dfa)
+    return dfa
+
+
+def _remember(expr: Expr, dfa: DFA) -> None:
+    """Cache ``dfa`` as the minimal DFA of ``expr`` (least recently used entries go first)."""
     with _DFA_LOCK:
         _DFA_CACHE[id(expr)] = (expr, dfa)
+        _DFA_CACHE.move_to_end(id(expr))
         if len(_DFA_CACHE) > _DFA_CACHE_SIZE:
             _DFA_CACHE.popitem(last=False)
-    return dfa
+
+
+_PRODUCTS: OrderedDict[tuple[str, int, int], tuple[DFA, DFA, DFA]] = OrderedDict()
+_PRODUCTS_SIZE = 1024
+_PRODUCT_OPS = {
+    "and": (lambda a, b: a and b, False),
+    "or": (lambda a, b: a or b, True),
+    "minus": (lambda a, b: a and not b, True),
+}
+
+
+def _remembered_product(op: str, a: DFA, b: DFA) -> DFA:
+    """``a op b``, remembered per pair of automaton objects: the key languages of one
+    conjunction are intersected again for every disjointness question about it. DFAs are
+    never modified in place, and the entry keeps both operands alive (their ids are the key).
+    """
+    key = (op, id(a), id(b))
+    with _DFA_LOCK:
+        hit = _PRODUCTS.get(key)
+        if hit is not None and hit[0] is a and hit[1] is b:
+            _PRODUCTS.move_to_end(key)
+            return hit[2]
+    keep, complete = _PRODUCT_OPS[op]
+    result = a._product(b, keep, complete)
+    with _DFA_LOCK:
+        _PRODUCTS[key] = (a, b, result)
+        if len(_PRODUCTS) > _PRODUCTS_SIZE:
+            _PRODUCTS.popitem(last=False)
+    return result
 
 
 _UTF8: DFA | None = None

@@ -129,6 +129,7 @@ class Converter:
         self.relax: bool | frozenset[str] = relax if isinstance(relax, bool) else frozenset(relax)
         self.resolver = Resolver(root, documents)
         self._ref_rules: dict[tuple[int, str], Expr] = {}
+        self._keep_alive: list[object] = []  # schemas whose ids key the memos
         self._all_of_rules: dict[tuple[tuple[int, str], ...], tuple[Expr, list[Location]]] = {}
         self._inlining: list[int] = []
         self._validator: Any = None
@@ -209,6 +210,7 @@ class Converter:
             name = self.fresh_name(hint or "ref")
             self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
             self._ref_rules[key] = Ref(name)
+            self._keep_alive.append(target.schema)
             if self._depth >= _MAX_REF_DEPTH:
                 # Deep chains of definitions would exhaust the Python stack: build this one
                 # later from build()'s work list (its emptiness is then left to the grammar).

@@ -272,7 +272,7 @@ def _subtract_here(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...]
     dfa = dfa_from_expr(pos, limit).minus(dfa_from_expr(neg, limit))
     if group[-1] == "number":
         dfa = dfa.intersect(dfa_from_expr(_NO_EXPONENT))
-    return dfa.labeled().to_ir(conv.grammar, "not")
+    return dfa.to_ir(conv.grammar, "not")
 
 
 def _has_ref(expr: Expr) -> bool:

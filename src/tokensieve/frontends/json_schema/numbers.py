@@ -303,7 +303,7 @@ def number_expr(spec: NumberSpec, grammar: Grammar, hint: str = "number") -> Exp
             raise UnsatisfiableSchemaError(
                 f"no value in range is a multiple of {step}", keyword="multipleOf", pointer=spec.pointer
             )
-        body = dfa.labeled().to_ir(grammar, hint + "_mult")
+        body = dfa.to_ir(grammar, hint + "_mult")
     # An integral multipleOf on a plain number keeps "1.0" in every draft.
     fraction = integer and (spec.zero_fraction_integers or not spec.integer)
     return seq(body, optional(_ZERO_FRACTION)) if fraction else body

@@ -116,8 +116,12 @@ ANY_CHAR: Expr = escaped_chars(((0, 0x10FFFF),))
 """One character of a JSON string, in any spelling."""
 
 
+@lru_cache(maxsize=8192)
 def json_literal_string(value: str) -> Expr:
-    """Every JSON spelling of the string ``value`` (quotes included)."""
+    """Every JSON spelling of the string ``value`` (quotes included).
+
+    Remembered: property names and enum strings recur within and across schemas, and the
+    expression is immutable."""
     return seq(_QUOTE, *(escaped_chars(((ord(c), ord(c)),)) for c in value), _QUOTE)
 
 
