@@ -423,7 +423,8 @@ class LabeledGraph:
                 nfa.eps[states[s]].append(final)
         # Epsilon removal, no determinization: the compiler determinizes anyway, and a
         # subset construction here can blow up (every state has its own escape branches).
-        closures = [nfa.closure([s]) for s in range(len(nfa.edges))]
+        # Only the states some byte edge enters (and the start) become automaton states,
+        # so closures are taken for those alone, not for every NFA state.
         index = {states[0]: 0}
         order = [states[0]]
         rows = []
@@ -431,14 +432,15 @@ class LabeledGraph:
         while i < len(order):
             s = order[i]
             i += 1
+            closure = nfa.closure([s])
             groups: dict[int, list[tuple[int, int]]] = {}
-            for c in closures[s]:
+            for c in closure:
                 for lo, hi, t in nfa.edges[c]:
                     if t not in index:
                         index[t] = len(order)
                         order.append(t)
                     groups.setdefault(index[t], []).append((lo, hi))
-            rows.append((final in closures[s], tuple((Bytes.of(r), t) for t, r in groups.items())))
+            rows.append((final in closure, tuple((Bytes.of(r), t) for t, r in groups.items())))
         return Automaton(tuple(rows))
 
     def to_ir(self, grammar: Grammar, hint: str, budget: int = 4000) -> Expr:
@@ -492,28 +494,33 @@ def _hopcroft(dfa: DFA, states: list[int], live: set[int]) -> dict[int, int]:
         | {hi + 1 for s in states for _, hi, t in dfa.trans[s] if t in live}
     )
     position = {b: i for i, b in enumerate(cuts)}
-    # preds[t]: (symbol class, state) pairs of the transitions into t.
-    preds: dict[int, list[tuple[int, int]]] = {s: [] for s in states}
+    # preds[t][c]: the states that go to t on symbol class c.
+    preds: dict[int, dict[int, list[int]]] = {s: {} for s in states}
     for s in states:
         for lo, hi, t in dfa.trans[s]:
             if t in live:
-                preds[t].extend((c, s) for c in range(position[lo], position[hi + 1]))
+                into = preds[t]
+                for c in range(position[lo], position[hi + 1]):
+                    into.setdefault(c, []).append(s)
     accepting = {s for s in states if dfa.accept[s]}
     blocks = [b for b in (accepting, set(states) - accepting) if b]
     block_of = {s: i for i, b in enumerate(blocks) for s in b}
     work = list(range(len(blocks)))
-    waiting = set(work)
     while work:
-        splitter = work.pop()
-        waiting.discard(splitter)
         movers_by_symbol: dict[int, list[int]] = {}
-        for t in blocks[splitter]:
-            for c, s in preds[t]:
-                movers_by_symbol.setdefault(c, []).append(s)
+        for t in blocks[work.pop()]:
+            for c, sources in preds[t].items():
+                movers = movers_by_symbol.get(c)
+                if movers is None:
+                    movers_by_symbol[c] = list(sources)
+                else:
+                    movers.extend(sources)
         for movers in movers_by_symbol.values():
             touched: dict[int, set[int]] = {}
             for s in movers:
-                touched.setdefault(block_of[s], set()).add(s)
+                i = block_of[s]
+                if len(blocks[i]) > 1:  # a single state cannot split
+                    touched.setdefault(i, set()).add(s)
             for i, inside in touched.items():
                 if len(inside) == len(blocks[i]):
                     continue
@@ -524,10 +531,10 @@ def _hopcroft(dfa: DFA, states: list[int], live: set[int]) -> dict[int, int]:
                 blocks.append(small)
                 for s in small:
                     block_of[s] = new
-                # A waiting block is split by both halves; otherwise the smaller half is
-                # enough (splitting by the parent and one half implies the other half).
+                # Whether or not block i still waits, the smaller half must: a waiting
+                # block is split by both halves, and otherwise splitting by the parent and
+                # one half implies the other half.
                 work.append(new)
-                waiting.add(new)
     return {s: block_of[s] for s in states}
 
 

@@ -108,6 +108,13 @@ def possible_types(conv: Converter, conj: list[Location], depth: int = 0) -> fro
     types = types_of(conj)
     if depth >= _MAX_DEPTH or not types:
         return types
+    # Disjointness questions ask about the same conjunctions over and over (every pair of
+    # oneOf arms, every nesting level): remembered per conversion. The entry keeps the
+    # schemas alive, since their ids are the key.
+    memo_key = ("possible_types", depth, tuple((id(loc.schema), loc.pointer, loc.base) for loc in conj))
+    hit = conv.memo.get(memo_key)
+    if hit is not None:
+        return hit[0]  # type: ignore[no-any-return]
     for loc in conj:
         for key in ("anyOf", "oneOf"):
             branches = loc.schema.get(key)
@@ -124,6 +131,7 @@ def possible_types(conv: Converter, conj: list[Location], depth: int = 0) -> fro
             if "integer" in excluded and "number" not in excluded:
                 excluded -= {"integer"}  # non-integral numbers still pass
             types -= excluded
+    conv.memo[memo_key] = (types, [loc.schema for loc in conj])
     return types
 
 
