@@ -67,11 +67,12 @@ def test_fixed_width_digit_ranges_are_exact() -> None:
         assert covered == set(range(lo, hi + 1))
 
 
-def test_automata_are_remembered_per_expression_object() -> None:
+def test_automata_are_remembered_per_expression_value() -> None:
     expr = parse_regex("[a-z]{3}")
     first = dfa_from_expr(expr)
     assert dfa_from_expr(expr) is first
-    assert dfa_from_expr(parse_regex("[a-z]{3}")) is not first  # another object, built again
+    assert dfa_from_expr(parse_regex("[a-z]{3}")) is first  # another object, equal: shared
+    assert dfa_from_expr(parse_regex("[a-z]{4}")) is not first
     with pytest.raises(OverflowError):  # the remembered automaton still obeys the limit
         dfa_from_expr(expr, max_states=2)
 

@@ -288,7 +288,8 @@ class DFA:
         return LabeledGraph(edges, list(self.accept))
 
     def to_ir(self, grammar: Grammar, hint: str) -> Expr:
-        """This language back in the IR (:meth:`LabeledGraph.to_ir` of :meth:`labeled`).
+        """This language back in the IR (what :meth:`LabeledGraph.to_ir` of :meth:`labeled`
+        gives: one expression when small, else an automaton, else rules).
 
         The automaton is remembered for the expression it returns, so a later operation on
         that expression (a chain of subtractions, one ``not`` after another) starts from it
@@ -298,9 +299,10 @@ class DFA:
         :meth:`minimize` keeps the first-found order of the classes), so one language has
         exactly one such DFA, the one :func:`dfa_from_expr` would build again.
         """
-        expr = self.labeled().to_ir(grammar, hint)
-        if not isinstance(expr, Ref):  # right-linear rules are not read back as a DFA
-            _remember(expr, self)
+        expr = _regular_ir(self)
+        if expr is None:  # too many byte-level states: right-linear rules stay exact
+            return self.labeled().to_rules(grammar, hint)
+        _remember(expr, self)
         return expr
 
     def finite_words(self, limit: int) -> list[bytes] | None:
@@ -585,6 +587,7 @@ def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
 _DFA_CACHE: OrderedDict[int, tuple[Expr, DFA]] = OrderedDict()
 _DFA_CACHE_SIZE = 512
 _DFA_LOCK = threading.Lock()
+_DFA_BY_VALUE: OrderedDict[Expr, DFA] = OrderedDict()
 
 
 def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
@@ -592,16 +595,22 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
 
     Remembered per expression object (the same format or pattern language meets many
     negations and intersections); the entry keeps the expression alive, so its id is not
-    reused while cached. DFAs are never modified in place.
+    reused while cached. Behind that, remembered per expression *value* (IR nodes compare
+    and hash by content): operands rebuilt for every oneOf arm then still share one DFA
+    object, and with it the remembered products. DFAs are never modified in place.
     """
     with _DFA_LOCK:
         hit = _DFA_CACHE.get(id(expr))
         if hit is not None and hit[0] is expr:
             _DFA_CACHE.move_to_end(id(expr))
-    if hit is not None and hit[0] is expr:
-        if hit[1].size > max_states:
+            known: DFA | None = hit[1]
+        else:
+            known = _DFA_BY_VALUE.get(expr)
+    if known is not None:
+        if known.size > max_states:
             raise OverflowError("automaton too large")
-        return hit[1]
+        _remember(expr, known)
+        return known
     nfa = _NFA()
     start, final = nfa.state(), nfa.state()
     nfa.add(expr, start, final)
@@ -617,6 +626,10 @@ def _remember(expr: Expr, dfa: DFA) -> None:
         _DFA_CACHE.move_to_end(id(expr))
         if len(_DFA_CACHE) > _DFA_CACHE_SIZE:
             _DFA_CACHE.popitem(last=False)
+        _DFA_BY_VALUE[expr] = dfa
+        _DFA_BY_VALUE.move_to_end(expr)
+        if len(_DFA_BY_VALUE) > _DFA_CACHE_SIZE:
+            _DFA_BY_VALUE.popitem(last=False)
 
 
 _PRODUCTS: OrderedDict[tuple[str, int, int], tuple[DFA, DFA, DFA]] = OrderedDict()
@@ -646,6 +659,37 @@ def _remembered_product(op: str, a: DFA, b: DFA) -> DFA:
         if len(_PRODUCTS) > _PRODUCTS_SIZE:
             _PRODUCTS.popitem(last=False)
     return result
+
+
+_REGULAR_IR: OrderedDict[tuple[tuple[tuple[Edge, ...], ...], tuple[bool, ...]], Expr | None] = OrderedDict()
+_REGULAR_IR_SIZE = 256
+
+
+def _regular_ir(dfa: DFA) -> Expr | None:
+    """:meth:`LabeledGraph.to_ir` of ``dfa.labeled()`` without the rule fallback (None
+    where that would make rules), remembered by the automaton's *content*.
+
+    One schema often subtracts the same language many times from operands built afresh
+    (every arm of a oneOf, every level of a nested not), so the DFAs are new objects but
+    equal; state elimination of a few hundred states costs milliseconds each time.
+    """
+    key = (tuple(tuple(row) for row in dfa.trans), tuple(dfa.accept))
+    with _DFA_LOCK:
+        if key in _REGULAR_IR:
+            _REGULAR_IR.move_to_end(key)
+            return _REGULAR_IR[key]
+    graph = dfa.labeled()
+    expr = graph.to_expr()
+    if expr is None:
+        try:
+            expr = graph.to_automaton()
+        except OverflowError:
+            expr = None
+    with _DFA_LOCK:
+        _REGULAR_IR[key] = expr
+        if len(_REGULAR_IR) > _REGULAR_IR_SIZE:
+            _REGULAR_IR.popitem(last=False)
+    return expr
 
 
 _UTF8: DFA | None = None
