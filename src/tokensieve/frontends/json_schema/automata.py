@@ -19,6 +19,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ...ir import (
     EMPTY,
@@ -284,7 +285,7 @@ class DFA:
             groups: dict[int, list[tuple[int, int]]] = {}
             for lo, hi, t in row:
                 groups.setdefault(t, []).append((lo, hi))
-            edges.append({t: Bytes.of(r) for t, r in groups.items()})
+            edges.append({t: _byte_set(tuple(r)) for t, r in groups.items()})
         return LabeledGraph(edges, list(self.accept))
 
     def to_ir(self, grammar: Grammar, hint: str) -> Expr:
@@ -442,7 +443,7 @@ class LabeledGraph:
                         index[t] = len(order)
                         order.append(t)
                     groups.setdefault(index[t], []).append((lo, hi))
-            rows.append((final in closure, tuple((Bytes.of(r), t) for t, r in groups.items())))
+            rows.append((final in closure, tuple((_byte_set(tuple(r)), t) for t, r in groups.items())))
         return Automaton(tuple(rows))
 
     def to_ir(self, grammar: Grammar, hint: str, budget: int = 4000) -> Expr:
@@ -574,6 +575,12 @@ def _overlay(a: list[Edge], b: list[Edge]) -> list[tuple[int, int, int, int]]:
         if in_b and b[j][1] == hi:
             j += 1
     return out
+
+
+@lru_cache(maxsize=4096)
+def _byte_set(ranges: tuple[tuple[int, int], ...]) -> Bytes:
+    """``Bytes.of(ranges)``, remembered: automata repeat a few edge labels thousands of times."""
+    return Bytes.of(ranges)
 
 
 def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
