@@ -545,6 +545,10 @@ def _overlay(a: list[Edge], b: list[Edge]) -> list[tuple[int, int, int, int]]:
     """Two sorted, disjoint rows laid over each other: ``(lo, hi, target_a, target_b)`` for
     each maximal interval where neither row changes, -1 for no transition; intervals
     covered by neither row are left out."""
+    if not b:  # the other side is dead (common: a subtrahend's literal ended long ago)
+        return [(lo, hi, t, -1) for lo, hi, t in a]
+    if not a:
+        return [(lo, hi, -1, t) for lo, hi, t in b]
     out: list[tuple[int, int, int, int]] = []
     i = j = 0
     pos = 0
