@@ -4,7 +4,8 @@ The IR has concatenation, alternation and repetition, but JSON Schema also needs
 *intersection* (``pattern`` together with ``minLength``, two ``pattern`` s in an
 ``allOf``) and *complement* (``additionalProperties`` keys = "any string except the
 declared names", ``not``). This module turns a regular IR expression into a DFA over
-bytes, performs those operations on DFAs, and turns the result back into the IR.
+bytes, performs those operations on DFAs, and turns the result back into the IR (the
+Thompson NFA is in :mod:`.nfa`; edge-labelled graphs and the ways back, in :mod:`.labeled`).
 
 Conventions: a :class:`DFA` is partial (a missing byte goes to an implicit dead state),
 state 0 is the start state, and transitions are sorted, disjoint byte ranges.
@@ -14,139 +15,15 @@ language here is a set of UTF-8 encoded texts.
 
 from __future__ import annotations
 
-import heapq
 import threading
 from collections import OrderedDict
-from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 
-from ...ir import (
-    EMPTY,
-    NOTHING,
-    Alt,
-    Automaton,
-    Bytes,
-    Difference,
-    Expr,
-    Grammar,
-    Ref,
-    Repeat,
-    Seq,
-    Special,
-    Unordered,
-    alt,
-    codepoints,
-    seq,
-)
+from ...ir import Alt, Expr, Grammar, Repeat, Seq, codepoints
+from .labeled import LabeledGraph, byte_set
+from .nfa import NFA, Edge, NotRegular, split_targets
 
 __all__ = ["DFA", "LabeledGraph", "NotRegular", "dfa_from_expr", "expr_size", "utf8_strings"]
-
-Edge = tuple[int, int, int]  # (lo, hi, target), an inclusive byte range
-
-
-class NotRegular(Exception):
-    """The expression refers to a rule or a special token, so it has no byte DFA here."""
-
-
-# ----------------------------------------------------------------------------- NFA
-
-
-class _NFA:
-    """Thompson NFA: byte-range edges plus epsilon edges."""
-
-    def __init__(self, max_states: int = 200_000) -> None:
-        self.edges: list[list[Edge]] = []
-        self.eps: list[list[int]] = []
-        self.max_states = max_states
-
-    def state(self) -> int:
-        if len(self.edges) >= self.max_states:
-            raise OverflowError("automaton too large")
-        self.edges.append([])
-        self.eps.append([])
-        return len(self.edges) - 1
-
-    def add(self, expr: Expr, start: int, end: int) -> None:
-        """Add paths from ``start`` to ``end`` that spell exactly ``expr``."""
-        if isinstance(expr, Bytes):
-            self.edges[start].extend((lo, hi, end) for lo, hi in expr.ranges)
-        elif isinstance(expr, Seq):
-            cur = start
-            for i, item in enumerate(expr.items):
-                nxt = end if i == len(expr.items) - 1 else self.state()
-                self.add(item, cur, nxt)
-                cur = nxt
-            if not expr.items:
-                self.eps[start].append(end)
-        elif isinstance(expr, Alt):
-            for item in expr.items:
-                self.add(item, start, end)
-        elif isinstance(expr, Repeat):
-            cur = start
-            for _ in range(expr.min):
-                nxt = self.state()
-                self.add(expr.item, cur, nxt)
-                cur = nxt
-            if expr.max is None:
-                loop = self.state()
-                self.eps[cur].append(loop)
-                self.add(expr.item, loop, loop)
-                self.eps[loop].append(end)
-            else:
-                for _ in range(expr.max - expr.min):
-                    nxt = self.state()
-                    self.eps[cur].append(end)
-                    self.add(expr.item, cur, nxt)
-                    cur = nxt
-                self.eps[cur].append(end)
-        elif isinstance(expr, Automaton):
-            inner = [self.state() for _ in expr.states]
-            self.eps[start].append(inner[0])
-            for (accepting, edges), state in zip(expr.states, inner, strict=False):
-                for label, target in edges:
-                    self.add(label, state, inner[target])
-                if accepting:
-                    self.eps[state].append(end)
-        elif isinstance(expr, (Ref, Special, Unordered, Difference)):
-            raise NotRegular(f"{type(expr).__name__} is not a regular byte expression")
-        else:  # pragma: no cover - the Expr union is closed
-            raise TypeError(f"not an IR expression: {expr!r}")
-
-    def closure(self, states: Iterable[int]) -> frozenset[int]:
-        seen = set(states)
-        todo = list(seen)
-        while todo:
-            for t in self.eps[todo.pop()]:
-                if t not in seen:
-                    seen.add(t)
-                    todo.append(t)
-        return frozenset(seen)
-
-
-def _split_targets(edges: list[tuple[int, int, object]]) -> list[tuple[int, int, frozenset[object]]]:
-    """Cut overlapping ranges into elementary intervals, each with the set of its targets.
-
-    A sweep over the range ends: each interval costs the ranges open over it, not all of them.
-    """
-    events: dict[int, list[tuple[bool, object]]] = {}
-    for lo, hi, t in edges:
-        events.setdefault(lo, []).append((True, t))
-        events.setdefault(hi + 1, []).append((False, t))
-    active: dict[object, int] = {}
-    out: list[tuple[int, int, frozenset[object]]] = []
-    bounds = sorted(events)
-    for here, after in zip(bounds, bounds[1:], strict=False):
-        for opens, t in events[here]:
-            if opens:
-                active[t] = active.get(t, 0) + 1
-            elif active[t] == 1:
-                del active[t]
-            else:
-                active[t] -= 1
-        if active:
-            out.append((here, after - 1, frozenset(active)))
-    return out
 
 
 # ----------------------------------------------------------------------------- DFA
@@ -166,7 +43,7 @@ class DFA:
     # -- construction -------------------------------------------------------------
 
     @staticmethod
-    def from_nfa(nfa: _NFA, start: int, final: int, max_states: int = 20000) -> DFA:
+    def from_nfa(nfa: NFA, start: int, final: int, max_states: int = 20000) -> DFA:
         first = nfa.closure([start])
         index = {first: 0}
         order = [first]
@@ -177,7 +54,7 @@ class DFA:
             i += 1
             row: list[Edge] = []
             edges = [(lo, hi, t) for s in cur for lo, hi, t in nfa.edges[s]]
-            for lo, hi, targets in _split_targets(edges):  # type: ignore[arg-type]
+            for lo, hi, targets in split_targets(edges):  # type: ignore[arg-type]
                 tgt = nfa.closure(targets)  # type: ignore[arg-type]
                 if tgt not in index:
                     if len(order) >= max_states:
@@ -285,7 +162,7 @@ class DFA:
             groups: dict[int, list[tuple[int, int]]] = {}
             for lo, hi, t in row:
                 groups.setdefault(t, []).append((lo, hi))
-            edges.append({t: _byte_set(tuple(r)) for t, r in groups.items()})
+            edges.append({t: byte_set(tuple(r)) for t, r in groups.items()})
         return LabeledGraph(edges, list(self.accept))
 
     def to_ir(self, grammar: Grammar, hint: str) -> Expr:
@@ -325,161 +202,6 @@ class DFA:
                 for b in range(lo, hi + 1):
                     stack.append((t, word + bytes([b]), path | {t}))
         return sorted(words)
-
-
-@dataclass
-class LabeledGraph:
-    """An automaton whose edges carry IR expressions; state 0 starts.
-
-    Edge labels may be any regular expressions (e.g. "one JSON-escaped character from
-    this set"), which is how a character-level automaton becomes JSON string syntax.
-    """
-
-    edges: list[dict[int, Expr]]
-    accept: list[bool]
-
-    def to_expr(self, budget: int = 4000) -> Expr | None:
-        """A regular expression by state elimination, or None past ``budget`` nodes."""
-        n = len(self.accept)
-        edges = sum(len(row) for row in self.edges)
-        if edges > budget:
-            # Every edge label of a trimmed automaton survives into the expression at least
-            # once, so it cannot fit; the elimination itself is quadratic in the states.
-            return None
-        init, final = n, n + 1
-        out: dict[int, dict[int, Expr]] = {s: {} for s in range(n + 2)}
-        into: dict[int, set[int]] = {s: set() for s in range(n + 2)}
-
-        def link(p: int, q: int, e: Expr) -> None:
-            old = out[p].get(q)
-            out[p][q] = e if old is None else alt(old, e)
-            into[q].add(p)
-
-        link(init, 0, EMPTY)
-        for s in range(n):
-            for t, label in self.edges[s].items():
-                link(s, t, label)
-            if self.accept[s]:
-                link(s, final, EMPTY)
-
-        def cost(x: int) -> int:  # the edges eliminating x creates
-            return (len(into[x]) - (x in into[x])) * (len(out[x]) - (x in out[x]))
-
-        # States go cheapest first, ties by number. The heap may hold outdated costs: an
-        # entry counts only while it matches the state's current cost, and every change
-        # pushes a fresh one, so the pick is the same as a scan over all remaining states.
-        # Sizes of the subexpressions met so far, by object (kept alive by the entry): each
-        # new edge expression shares its parts with older ones.
-        sizes: dict[int, tuple[Expr, int]] = {}
-
-        def size(e: Expr) -> int:
-            hit = sizes.get(id(e))
-            if hit is not None and hit[0] is e:
-                return hit[1]
-            if isinstance(e, (Seq, Alt)):
-                nodes = 1 + sum(size(item) for item in e.items)
-            elif isinstance(e, Repeat):
-                nodes = 1 + size(e.item)
-            else:
-                nodes = 1
-            sizes[id(e)] = (e, nodes)
-            return nodes
-
-        remaining = set(range(n))
-        heap = [(cost(x), x) for x in range(n)]
-        heapq.heapify(heap)
-        total = 0
-        while remaining:
-            c, s = heapq.heappop(heap)
-            if s not in remaining or c != cost(s):
-                continue
-            remaining.discard(s)
-            neighbours = (into[s] | out[s].keys()) & remaining
-            loop = out[s].pop(s, None)
-            into[s].discard(s)
-            star = Repeat(loop, 0, None) if loop is not None else EMPTY
-            for p in into[s]:
-                head = out[p].pop(s)
-                for q, tail in out[s].items():
-                    e = seq(head, star, tail)
-                    total += size(e)
-                    if total > budget:
-                        return None
-                    link(p, q, e)
-            for q in out[s]:
-                into[q].discard(s)
-            out[s] = {}
-            into[s] = set()
-            for x in neighbours:
-                heapq.heappush(heap, (cost(x), x))
-        return out[init].get(final, NOTHING)
-
-    def to_automaton(self) -> Automaton:
-        """The language as a byte-level :class:`~tokensieve.ir.Automaton` (labels expanded)."""
-        nfa = _NFA()
-        states = [nfa.state() for _ in self.accept]
-        final = nfa.state()
-        for s, row in enumerate(self.edges):
-            for t, label in row.items():
-                nfa.add(label, states[s], states[t])
-            if self.accept[s]:
-                nfa.eps[states[s]].append(final)
-        # Epsilon removal, no determinization: the compiler determinizes anyway, and a
-        # subset construction here can blow up (every state has its own escape branches).
-        # Only the states some byte edge enters (and the start) become automaton states,
-        # so closures are taken for those alone, not for every NFA state.
-        index = {states[0]: 0}
-        order = [states[0]]
-        rows = []
-        i = 0
-        while i < len(order):
-            s = order[i]
-            i += 1
-            closure = nfa.closure([s])
-            groups: dict[int, list[tuple[int, int]]] = {}
-            for c in closure:
-                for lo, hi, t in nfa.edges[c]:
-                    if t not in index:
-                        index[t] = len(order)
-                        order.append(t)
-                    groups.setdefault(index[t], []).append((lo, hi))
-            rows.append((final in closure, tuple((_byte_set(tuple(r)), t) for t, r in groups.items())))
-        return Automaton(tuple(rows))
-
-    def to_ir(self, grammar: Grammar, hint: str, budget: int = 4000) -> Expr:
-        """The language as one expression when small enough, else as an automaton.
-
-        Both are regular, so the compiler builds one DFA either way; the automaton avoids
-        the blow-up of state elimination (and per-character parser rules).
-        """
-        expr = self.to_expr(budget)
-        if expr is not None:
-            return expr
-        try:
-            return self.to_automaton()
-        except OverflowError:  # too many byte-level states: right-linear rules stay exact
-            return self.to_rules(grammar, hint)
-
-    def to_rules(self, grammar: Grammar, hint: str) -> Ref:
-        """One rule per state (a right-linear grammar): exact, whatever the size."""
-        # One scan for a free prefix, then numbered states (Grammar.fresh_name scans from 1
-        # each time: quadratic over thousands of states).
-        prefix = grammar.fresh_name(f"{hint}_dfa")
-        grammar.rules[prefix] = NOTHING
-        names = []
-        for i in range(len(self.accept)):
-            name = f"{prefix}_{i}"
-            if name in grammar.rules:
-                name = grammar.fresh_name(name)
-            grammar.rules[name] = NOTHING  # reserve the name
-            names.append(name)
-        del grammar.rules[prefix]  # only reserved the prefix while numbering
-        for s, row in enumerate(self.edges):
-            options = [seq(label, Ref(names[t])) for t, label in row.items()]
-            if self.accept[s]:
-                options.append(EMPTY)
-            grammar.rules[names[s]] = alt(*options) if options else NOTHING
-        return Ref(names[0])
 
 
 def _hopcroft(dfa: DFA, states: list[int], live: set[int]) -> dict[int, int]:
@@ -581,12 +303,6 @@ def _overlay(a: list[Edge], b: list[Edge]) -> list[tuple[int, int, int, int]]:
     return out
 
 
-@lru_cache(maxsize=4096)
-def _byte_set(ranges: tuple[tuple[int, int], ...]) -> Bytes:
-    """``Bytes.of(ranges)``, remembered: automata repeat a few edge labels thousands of times."""
-    return Bytes.of(ranges)
-
-
 def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
     """Append a range to a sorted row, merging with the previous one when contiguous."""
     if row and row[-1][2] == target and row[-1][1] + 1 == lo:
@@ -622,7 +338,7 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
             raise OverflowError("automaton too large")
         _remember(expr, known)
         return known
-    nfa = _NFA()
+    nfa = NFA()
     start, final = nfa.state(), nfa.state()
     nfa.add(expr, start, final)
     dfa = DFA.from_nfa(nfa, start, final, max_states)

@@ -175,9 +175,9 @@ def _multiple_dfa(step: Decimal, fraction_digits_allowed: bool) -> DFA:
     # value*10^scale... we track r = (numeral so far) mod p, scaled lazily: reading a
     # fraction digit j (1-based) multiplies by 10 and adds it, and the missing
     # scale - j digits multiply by 10 at the end.
-    from .automata import _NFA  # local: the one place that builds an NFA by hand
+    from .nfa import NFA  # local: the one place that builds an NFA by hand
 
-    nfa = _NFA()
+    nfa = NFA()
     start, final = nfa.state(), nfa.state()
     after_minus = nfa.state()
     nfa.eps[start].append(after_minus)

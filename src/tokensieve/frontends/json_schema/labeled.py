@@ -1,0 +1,179 @@
+"""Automata whose edges carry IR expressions, and the ways back from them to the IR.
+
+A :class:`LabeledGraph` is what :meth:`.automata.DFA.labeled` gives (edge labels are byte
+sets) or what a character-level automaton becomes once its labels are JSON spellings of
+characters (:mod:`.strings`). It turns into one regular expression by state elimination,
+into a byte-level :class:`~tokensieve.ir.Automaton`, or into right-linear rules.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+from functools import lru_cache
+
+from ...ir import EMPTY, NOTHING, Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, alt, seq
+from .nfa import NFA
+
+__all__ = ["LabeledGraph", "byte_set"]
+
+
+@lru_cache(maxsize=4096)
+def byte_set(ranges: tuple[tuple[int, int], ...]) -> Bytes:
+    """``Bytes.of(ranges)``, remembered: automata repeat a few edge labels thousands of times."""
+    return Bytes.of(ranges)
+
+
+@dataclass
+class LabeledGraph:
+    """An automaton whose edges carry IR expressions; state 0 starts.
+
+    Edge labels may be any regular expressions (e.g. "one JSON-escaped character from
+    this set"), which is how a character-level automaton becomes JSON string syntax.
+    """
+
+    edges: list[dict[int, Expr]]
+    accept: list[bool]
+
+    def to_expr(self, budget: int = 4000) -> Expr | None:
+        """A regular expression by state elimination, or None past ``budget`` nodes."""
+        n = len(self.accept)
+        edges = sum(len(row) for row in self.edges)
+        if edges > budget:
+            # Every edge label of a trimmed automaton survives into the expression at least
+            # once, so it cannot fit; the elimination itself is quadratic in the states.
+            return None
+        init, final = n, n + 1
+        out: dict[int, dict[int, Expr]] = {s: {} for s in range(n + 2)}
+        into: dict[int, set[int]] = {s: set() for s in range(n + 2)}
+
+        def link(p: int, q: int, e: Expr) -> None:
+            old = out[p].get(q)
+            out[p][q] = e if old is None else alt(old, e)
+            into[q].add(p)
+
+        link(init, 0, EMPTY)
+        for s in range(n):
+            for t, label in self.edges[s].items():
+                link(s, t, label)
+            if self.accept[s]:
+                link(s, final, EMPTY)
+
+        def cost(x: int) -> int:  # the edges eliminating x creates
+            return (len(into[x]) - (x in into[x])) * (len(out[x]) - (x in out[x]))
+
+        # States go cheapest first, ties by number. The heap may hold outdated costs: an
+        # entry counts only while it matches the state's current cost, and every change
+        # pushes a fresh one, so the pick is the same as a scan over all remaining states.
+        # Sizes of the subexpressions met so far, by object (kept alive by the entry): each
+        # new edge expression shares its parts with older ones.
+        sizes: dict[int, tuple[Expr, int]] = {}
+
+        def size(e: Expr) -> int:
+            hit = sizes.get(id(e))
+            if hit is not None and hit[0] is e:
+                return hit[1]
+            if isinstance(e, (Seq, Alt)):
+                nodes = 1 + sum(size(item) for item in e.items)
+            elif isinstance(e, Repeat):
+                nodes = 1 + size(e.item)
+            else:
+                nodes = 1
+            sizes[id(e)] = (e, nodes)
+            return nodes
+
+        remaining = set(range(n))
+        heap = [(cost(x), x) for x in range(n)]
+        heapq.heapify(heap)
+        total = 0
+        while remaining:
+            c, s = heapq.heappop(heap)
+            if s not in remaining or c != cost(s):
+                continue
+            remaining.discard(s)
+            neighbours = (into[s] | out[s].keys()) & remaining
+            loop = out[s].pop(s, None)
+            into[s].discard(s)
+            star = Repeat(loop, 0, None) if loop is not None else EMPTY
+            for p in into[s]:
+                head = out[p].pop(s)
+                for q, tail in out[s].items():
+                    e = seq(head, star, tail)
+                    total += size(e)
+                    if total > budget:
+                        return None
+                    link(p, q, e)
+            for q in out[s]:
+                into[q].discard(s)
+            out[s] = {}
+            into[s] = set()
+            for x in neighbours:
+                heapq.heappush(heap, (cost(x), x))
+        return out[init].get(final, NOTHING)
+
+    def to_automaton(self) -> Automaton:
+        """The language as a byte-level :class:`~tokensieve.ir.Automaton` (labels expanded)."""
+        nfa = NFA()
+        states = [nfa.state() for _ in self.accept]
+        final = nfa.state()
+        for s, row in enumerate(self.edges):
+            for t, label in row.items():
+                nfa.add(label, states[s], states[t])
+            if self.accept[s]:
+                nfa.eps[states[s]].append(final)
+        # Epsilon removal, no determinization: the compiler determinizes anyway, and a
+        # subset construction here can blow up (every state has its own escape branches).
+        # Only the states some byte edge enters (and the start) become automaton states,
+        # so closures are taken for those alone, not for every NFA state.
+        index = {states[0]: 0}
+        order = [states[0]]
+        rows = []
+        i = 0
+        while i < len(order):
+            s = order[i]
+            i += 1
+            closure = nfa.closure([s])
+            groups: dict[int, list[tuple[int, int]]] = {}
+            for c in closure:
+                for lo, hi, t in nfa.edges[c]:
+                    if t not in index:
+                        index[t] = len(order)
+                        order.append(t)
+                    groups.setdefault(index[t], []).append((lo, hi))
+            rows.append((final in closure, tuple((byte_set(tuple(r)), t) for t, r in groups.items())))
+        return Automaton(tuple(rows))
+
+    def to_ir(self, grammar: Grammar, hint: str, budget: int = 4000) -> Expr:
+        """The language as one expression when small enough, else as an automaton.
+
+        Both are regular, so the compiler builds one DFA either way; the automaton avoids
+        the blow-up of state elimination (and per-character parser rules).
+        """
+        expr = self.to_expr(budget)
+        if expr is not None:
+            return expr
+        try:
+            return self.to_automaton()
+        except OverflowError:  # too many byte-level states: right-linear rules stay exact
+            return self.to_rules(grammar, hint)
+
+    def to_rules(self, grammar: Grammar, hint: str) -> Ref:
+        """One rule per state (a right-linear grammar): exact, whatever the size."""
+        # One scan for a free prefix, then numbered states (Grammar.fresh_name scans from 1
+        # each time: quadratic over thousands of states).
+        prefix = grammar.fresh_name(f"{hint}_dfa")
+        grammar.rules[prefix] = NOTHING
+        names = []
+        for i in range(len(self.accept)):
+            name = f"{prefix}_{i}"
+            if name in grammar.rules:
+                name = grammar.fresh_name(name)
+            grammar.rules[name] = NOTHING  # reserve the name
+            names.append(name)
+        del grammar.rules[prefix]  # only reserved the prefix while numbering
+        for s, row in enumerate(self.edges):
+            options = [seq(label, Ref(names[t])) for t, label in row.items()]
+            if self.accept[s]:
+                options.append(EMPTY)
+            grammar.rules[names[s]] = alt(*options) if options else NOTHING
+        return Ref(names[0])

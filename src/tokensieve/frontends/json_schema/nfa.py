@@ -1,0 +1,117 @@
+"""Thompson NFAs over bytes: how a regular IR expression first becomes an automaton.
+
+:class:`NFA` adds the paths of an expression between two states (byte-range edges plus
+epsilon edges); :mod:`.automata` determinizes it (subset construction over
+:func:`split_targets`) and :mod:`.labeled` expands edge labels with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ...ir import Alt, Automaton, Bytes, Difference, Expr, Ref, Repeat, Seq, Special, Unordered
+
+__all__ = ["NFA", "Edge", "NotRegular", "split_targets"]
+
+Edge = tuple[int, int, int]  # (lo, hi, target), an inclusive byte range
+
+
+class NotRegular(Exception):
+    """The expression refers to a rule or a special token, so it has no byte DFA here."""
+
+
+class NFA:
+    """Thompson NFA: byte-range edges plus epsilon edges."""
+
+    def __init__(self, max_states: int = 200_000) -> None:
+        self.edges: list[list[Edge]] = []
+        self.eps: list[list[int]] = []
+        self.max_states = max_states
+
+    def state(self) -> int:
+        if len(self.edges) >= self.max_states:
+            raise OverflowError("automaton too large")
+        self.edges.append([])
+        self.eps.append([])
+        return len(self.edges) - 1
+
+    def add(self, expr: Expr, start: int, end: int) -> None:
+        """Add paths from ``start`` to ``end`` that spell exactly ``expr``."""
+        if isinstance(expr, Bytes):
+            self.edges[start].extend((lo, hi, end) for lo, hi in expr.ranges)
+        elif isinstance(expr, Seq):
+            cur = start
+            for i, item in enumerate(expr.items):
+                nxt = end if i == len(expr.items) - 1 else self.state()
+                self.add(item, cur, nxt)
+                cur = nxt
+            if not expr.items:
+                self.eps[start].append(end)
+        elif isinstance(expr, Alt):
+            for item in expr.items:
+                self.add(item, start, end)
+        elif isinstance(expr, Repeat):
+            cur = start
+            for _ in range(expr.min):
+                nxt = self.state()
+                self.add(expr.item, cur, nxt)
+                cur = nxt
+            if expr.max is None:
+                loop = self.state()
+                self.eps[cur].append(loop)
+                self.add(expr.item, loop, loop)
+                self.eps[loop].append(end)
+            else:
+                for _ in range(expr.max - expr.min):
+                    nxt = self.state()
+                    self.eps[cur].append(end)
+                    self.add(expr.item, cur, nxt)
+                    cur = nxt
+                self.eps[cur].append(end)
+        elif isinstance(expr, Automaton):
+            inner = [self.state() for _ in expr.states]
+            self.eps[start].append(inner[0])
+            for (accepting, edges), state in zip(expr.states, inner, strict=False):
+                for label, target in edges:
+                    self.add(label, state, inner[target])
+                if accepting:
+                    self.eps[state].append(end)
+        elif isinstance(expr, (Ref, Special, Unordered, Difference)):
+            raise NotRegular(f"{type(expr).__name__} is not a regular byte expression")
+        else:  # pragma: no cover - the Expr union is closed
+            raise TypeError(f"not an IR expression: {expr!r}")
+
+    def closure(self, states: Iterable[int]) -> frozenset[int]:
+        seen = set(states)
+        todo = list(seen)
+        while todo:
+            for t in self.eps[todo.pop()]:
+                if t not in seen:
+                    seen.add(t)
+                    todo.append(t)
+        return frozenset(seen)
+
+
+def split_targets(edges: list[tuple[int, int, object]]) -> list[tuple[int, int, frozenset[object]]]:
+    """Cut overlapping ranges into elementary intervals, each with the set of its targets.
+
+    A sweep over the range ends: each interval costs the ranges open over it, not all of them.
+    """
+    events: dict[int, list[tuple[bool, object]]] = {}
+    for lo, hi, t in edges:
+        events.setdefault(lo, []).append((True, t))
+        events.setdefault(hi + 1, []).append((False, t))
+    active: dict[object, int] = {}
+    out: list[tuple[int, int, frozenset[object]]] = []
+    bounds = sorted(events)
+    for here, after in zip(bounds, bounds[1:], strict=False):
+        for opens, t in events[here]:
+            if opens:
+                active[t] = active.get(t, 0) + 1
+            elif active[t] == 1:
+                del active[t]
+            else:
+                active[t] -= 1
+        if active:
+            out.append((here, after - 1, frozenset(active)))
+    return out
