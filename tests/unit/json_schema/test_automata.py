@@ -10,6 +10,7 @@ import pytest
 from tests.oracle import Oracle
 from tokensieve.frontends.json_schema.automata import DFA, dfa_from_expr, utf8_strings
 from tokensieve.frontends.json_schema.digits import fixed_width
+from tokensieve.frontends.json_schema.nfa import NFA, Fragment
 from tokensieve.frontends.regex import parse_regex
 from tokensieve.ir import Grammar
 
@@ -154,3 +155,21 @@ def test_results_are_the_dfa_their_expression_builds_again() -> None:
             assert (rebuilt.trans, rebuilt.accept) == (result.trans, result.accept)
             expr = result.to_ir(Grammar(), "t")
             assert dfa_from_expr(expr) is result
+
+
+def test_replayed_nfa_fragments_equal_fresh_ones() -> None:
+    # LabeledGraph.to_automaton replays one recorded fragment per label; the NFA must be the
+    # one add() builds, state numbers and edge order included (also for self-loops).
+    labels = [parse_regex(p) for p in ("a(b|cd)*e?", "[x-z]{2,4}", "(ab)+|c", "")]
+    labels.append(dfa_from_expr(labels[0]).labeled().to_automaton())
+    calls = [(0, 1), (1, 1), (2, 0), (1, 2), (0, 0)]
+    fresh, replayed = NFA(), NFA()
+    for nfa in (fresh, replayed):
+        for _ in range(3):
+            nfa.state()
+    fragments: dict[int, Fragment] = {}
+    for label in labels:
+        for start, end in calls:
+            fresh.add(label, start, end)
+            replayed.add_copy(label, start, end, fragments)
+    assert (replayed.edges, replayed.eps) == (fresh.edges, fresh.eps)

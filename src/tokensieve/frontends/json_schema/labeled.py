@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from ...ir import EMPTY, NOTHING, Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, alt, seq
-from .nfa import NFA
+from .nfa import NFA, Fragment
 
 __all__ = ["LabeledGraph", "byte_set"]
 
@@ -114,11 +114,12 @@ class LabeledGraph:
     def to_automaton(self) -> Automaton:
         """The language as a byte-level :class:`~tokensieve.ir.Automaton` (labels expanded)."""
         nfa = NFA()
+        fragments: dict[int, Fragment] = {}  # labels repeat (one escape set on many edges)
         states = [nfa.state() for _ in self.accept]
         final = nfa.state()
         for s, row in enumerate(self.edges):
             for t, label in row.items():
-                nfa.add(label, states[s], states[t])
+                nfa.add_copy(label, states[s], states[t], fragments)
             if self.accept[s]:
                 nfa.eps[states[s]].append(final)
         # Epsilon removal, no determinization: the compiler determinizes anyway, and a

@@ -8,16 +8,26 @@ epsilon edges); :mod:`.automata` determinizes it (subset construction over
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from ...ir import Alt, Automaton, Bytes, Difference, Expr, Ref, Repeat, Seq, Special, Unordered
 
-__all__ = ["NFA", "Edge", "NotRegular", "split_targets"]
+__all__ = ["NFA", "Edge", "Fragment", "NotRegular", "split_targets"]
 
 Edge = tuple[int, int, int]  # (lo, hi, target), an inclusive byte range
 
 
 class NotRegular(Exception):
     """The expression refers to a rule or a special token, so it has no byte DFA here."""
+
+
+@dataclass
+class Fragment:
+    """What :meth:`NFA.add` of ``expr`` builds between states 0 and 1 of an empty NFA."""
+
+    expr: Expr  # kept alive: fragments are looked up by its id
+    edges: list[list[Edge]]
+    eps: list[list[int]]
 
 
 class NFA:
@@ -34,6 +44,34 @@ class NFA:
         self.edges.append([])
         self.eps.append([])
         return len(self.edges) - 1
+
+    def add_copy(self, expr: Expr, start: int, end: int, fragments: dict[int, Fragment]) -> None:
+        """The same as :meth:`add`, faster when ``expr`` is added many times: the fragment
+        :meth:`add` builds is recorded once per expression object (in ``fragments``, which
+        must keep the expressions alive) and then replayed with its states renumbered.
+
+        The replay is exact, state numbers and edge order included: :meth:`add` creates the
+        inner states of one call consecutively, and appends edges whose source is ``start``
+        or an inner state, never ``end``, so each list gets the same entries in the same order.
+        """
+        fragment = fragments.get(id(expr))
+        if fragment is None:
+            scratch = NFA(self.max_states)
+            scratch.add(expr, scratch.state(), scratch.state())
+            fragment = fragments[id(expr)] = Fragment(expr, scratch.edges, scratch.eps)
+        inner = len(fragment.edges) - 2
+        if len(self.edges) + inner > self.max_states:
+            raise OverflowError("automaton too large")
+        # Scratch state 0 is start, 1 is end, and the inner ones are numbered on from here.
+        number = [start, end, *range(len(self.edges), len(self.edges) + inner)]
+        self.edges.extend([] for _ in range(inner))
+        self.eps.extend([] for _ in range(inner))
+        for i, row in enumerate(fragment.edges):
+            if row:
+                self.edges[number[i]].extend([(lo, hi, number[t]) for lo, hi, t in row])
+        for i, targets in enumerate(fragment.eps):
+            if targets:
+                self.eps[number[i]].extend([number[t] for t in targets])
 
     def add(self, expr: Expr, start: int, end: int) -> None:
         """Add paths from ``start`` to ``end`` that spell exactly ``expr``."""
