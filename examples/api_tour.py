@@ -23,9 +23,8 @@ def main() -> None:
     bitmask = ts.allocate_bitmask(1, vocab.size)
     matcher.fill_bitmask(bitmask, row=0)
     allowed = matcher.allowed_tokens()
-    print(
-        f"{len(allowed)} of {vocab.size} tokens allowed at the start, e.g. {vocab.token_bytes(int(allowed[0]))!r}"
-    )
+    example = vocab.token_bytes(int(allowed[0]))
+    print(f"{len(allowed)} of {vocab.size} tokens allowed at the start, e.g. {example!r}")
     for piece in [b'{"name": "Bob", ', b'"age": 30}']:
         assert matcher.accept_bytes(piece)
     assert matcher.is_accepting()
