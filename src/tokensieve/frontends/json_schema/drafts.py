@@ -15,6 +15,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .refs import SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP
+
 __all__ = ["LATEST", "declared_draft", "without_later_keywords"]
 
 LATEST = 2020
@@ -36,22 +38,9 @@ _SINCE: dict[int, tuple[str, ...]] = {
 
 _DRAFT = re.compile(r"draft-0?(\d)/|/(\d{4})-\d\d/")
 
-# Where subschemas sit (the same tables as the resolver's, every draft).
-_SUB = {
-    "additionalProperties",
-    "propertyNames",
-    "items",
-    "additionalItems",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "unevaluatedItems",
-    "unevaluatedProperties",
-}
-_SUB_LIST = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
-_SUB_MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+# Where subschemas sit: the resolver's tables, less ``contentSchema`` (an annotation in 2019-09
+# and later, unknown before; its value is left as it is).
+_SUB = SUBSCHEMA - {"contentSchema"}
 
 
 # Kept beside "$ref" up to draft-07: the reference itself, and what JSON pointers and ids
@@ -83,11 +72,11 @@ def without_later_keywords(root: Any, draft: int) -> Any:
                 continue
             if draft <= 7 and "$ref" in s and key not in _BESIDE_REF:
                 continue  # up to draft-07 a $ref object's other keywords are ignored
-            if key in _SUB_LIST and isinstance(value, list):
+            if key in SUBSCHEMA_LIST and isinstance(value, list):
                 out[key] = [walk(v) for v in value]
             elif key in _SUB:
                 out[key] = walk(value)
-            elif key in _SUB_MAP and isinstance(value, dict):
+            elif key in SUBSCHEMA_MAP and isinstance(value, dict):
                 out[key] = {name: walk(v) for name, v in value.items()}
             else:
                 out[key] = value

@@ -31,12 +31,12 @@ from urllib.parse import unquote, urldefrag, urljoin
 
 from ...errors import UnsupportedSchemaError
 
-__all__ = ["BaseURI", "Location", "Resolver", "child_pointer"]
+__all__ = ["SUBSCHEMA", "SUBSCHEMA_LIST", "SUBSCHEMA_MAP", "BaseURI", "Location", "Resolver", "child_pointer"]
 
 ROOT_URI = "https://tokensieve.invalid/schema.json"  # urljoin needs a hierarchical scheme
 
 # Keywords whose value is a subschema / a list / a map of subschemas (draft 2020-12 and older).
-_SUB = {
+SUBSCHEMA = {
     "additionalProperties",
     "propertyNames",
     "items",
@@ -50,8 +50,15 @@ _SUB = {
     "unevaluatedProperties",
     "contentSchema",
 }
-_SUB_LIST = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
-_SUB_MAP = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"}
+SUBSCHEMA_LIST = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
+SUBSCHEMA_MAP = {
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+    "dependencies",
+}
 
 
 def join_uri(base: str, ref: str) -> str:
@@ -203,13 +210,13 @@ class Resolver:
             for key, value in schema.items():
                 if key in ("enum", "const", "default", "examples", "example"):
                     continue
-                if key in _SUB_MAP and isinstance(value, dict):
+                if key in SUBSCHEMA_MAP and isinstance(value, dict):
                     for name, sub in value.items():
                         self._index(sub, child_pointer(pointer, key, name), base)
-                elif key in _SUB_LIST and isinstance(value, list):
+                elif key in SUBSCHEMA_LIST and isinstance(value, list):
                     for i, sub in enumerate(value):
                         self._index(sub, child_pointer(pointer, key, i), base)
-                elif key in _SUB and isinstance(value, (dict, bool)):
+                elif key in SUBSCHEMA and isinstance(value, (dict, bool)):
                     self._index(value, child_pointer(pointer, key), base)
         return base
 
