@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -75,7 +76,8 @@ class TerminalCache:
     for one vocabulary and limits (see :meth:`shared`): the whitespace, number and string
     terminals of every schema are built and indexed once per process.
 
-    Keyed by (regex program, state budget); ``None`` records "too large for that budget".
+    Keyed by (regex program, state budget), or by the pieces of a counted terminal; ``None``
+    records "too large for that budget" (or "no counter for these pieces").
     Least recently used entries go first past ``max_entries``.
     """
 
@@ -103,29 +105,23 @@ class TerminalCache:
         self.slice = string_slice(vocab)
         self.limits = limits
         self.max_entries = max_entries
-        # Keys: (program, state budget) for DFAs; (item program, -2 - min, max) for counted terminals.
+        # Keys: (program, state budget) for DFAs; ("counted", prefix, item, min, max, suffix) for
+        # counted terminals.
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, program: list[int], max_states: int) -> Any:
         """The DfaTokenIndex for ``program``, or None when its DFA exceeds ``max_states``."""
-        key = (tuple(program), max_states)
-        with self._lock:
-            if key in self._entries:
-                self._entries.move_to_end(key)
-                return self._entries[key]
-        try:
-            dfa = _core.build_dfa(np.asarray(program, dtype=np.int32), self.limits.max_nfa_states, max_states)
-            entry = _core.DfaTokenIndex(dfa, self.native_vocab, self.slice)
-        except LimitExceeded as e:
-            if e.limit == "max_nfa_states" and max_states >= self.limits.max_dfa_states:
-                raise
-            entry = None
-        with self._lock:
-            self._entries[key] = entry
-            while len(self._entries) > self.max_entries:
-                self._entries.popitem(last=False)
-        return entry
+
+        def build() -> Any:
+            try:
+                return _core.DfaTokenIndex(self._dfa(program, max_states), self.native_vocab, self.slice)
+            except LimitExceeded as e:
+                if e.limit == "max_nfa_states" and max_states >= self.limits.max_dfa_states:
+                    raise
+                return None
+
+        return self._remembered((tuple(program), max_states), build)
 
     def get_counted(
         self,
@@ -138,6 +134,27 @@ class TerminalCache:
         """A native ``CountedTerminal`` for ``prefix item{min_count,max_count} suffix`` (regex
         programs; None: the empty string), or None when the pieces do not suit a counter (too
         large, or not deterministic as a loop: see ``cpp/include/tokensieve/counted.hpp``)."""
+        budget = self.limits.max_terminal_states
+
+        def dfa(program: list[int] | None) -> Any:
+            return None if program is None else self._dfa(program, budget)
+
+        def build() -> Any:
+            try:
+                return _core.CountedTerminal(
+                    dfa(prefix),
+                    dfa(item),
+                    min_count,
+                    -1 if max_count is None else max_count,
+                    dfa(suffix),
+                    self.native_vocab,
+                    self.slice,
+                )
+            except LimitExceeded:
+                return None
+            except ValueError:  # the pieces do not make a deterministic loop: the parser repeats the item
+                return None
+
         key = (
             "counted",
             None if prefix is None else tuple(prefix),
@@ -146,31 +163,18 @@ class TerminalCache:
             max_count,
             None if suffix is None else tuple(suffix),
         )
+        return self._remembered(key, build)
+
+    def _dfa(self, program: list[int], max_states: int) -> Any:
+        return _core.build_dfa(np.asarray(program, dtype=np.int32), self.limits.max_nfa_states, max_states)
+
+    def _remembered(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+        """The entry for ``key``, built outside the lock on a miss (None is an entry too)."""
         with self._lock:
             if key in self._entries:
                 self._entries.move_to_end(key)
                 return self._entries[key]
-        budget = self.limits.max_terminal_states
-
-        def dfa(program: list[int] | None) -> Any:
-            if program is None:
-                return None
-            return _core.build_dfa(np.asarray(program, dtype=np.int32), self.limits.max_nfa_states, budget)
-
-        try:
-            entry = _core.CountedTerminal(
-                dfa(prefix),
-                dfa(item),
-                min_count,
-                -1 if max_count is None else max_count,
-                dfa(suffix),
-                self.native_vocab,
-                self.slice,
-            )
-        except LimitExceeded:
-            entry = None
-        except ValueError:  # the pieces do not make a deterministic loop: the parser repeats the item
-            entry = None
+        entry = build()
         with self._lock:
             self._entries[key] = entry
             while len(self._entries) > self.max_entries:
