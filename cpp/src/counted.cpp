@@ -170,35 +170,16 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
   slice_counts_items_ = check_slice_counts_items();
 }
 
-// Explores the product of the slice's plain-character automaton and D from (start, B): every
-// byte the slice can read must keep D alive and not accepting, and tick exactly when a
-// character completes, which must bring D back to B. Bounded: gives up past kMaxPairs.
+// Every string of the slice's plain language read from B must keep D alive and not accepting,
+// and tick exactly when a character completes, which must bring D back to B.
 bool CountedTerminal::check_slice_counts_items() const {
-  constexpr size_t kMaxPairs = 4096;
   if (slice_ == nullptr || loop_->accepting(boundary_)) return false;
-  const Dfa& p = slice_->plain();
-  if (p.start() == Dfa::kDead) return false;
-  std::vector<std::pair<int32_t, int32_t>> todo = {{p.start(), boundary_}};
-  std::vector<std::pair<int32_t, int32_t>> seen = todo;
-  while (!todo.empty()) {
-    auto [a, d] = todo.back();
-    todo.pop_back();
-    for (int b = 0; b < 256; ++b) {
-      const auto byte = static_cast<uint8_t>(b);
-      const int32_t a2 = p.next(a, byte);
-      if (a2 == Dfa::kDead) continue;
-      const int32_t d2 = loop_->next(d, byte);
-      if (d2 == kDead || loop_->accepting(d2)) return false;
-      const bool complete = p.accepting(a2);
-      if (ticks(d, byte) != complete || (complete && d2 != boundary_)) return false;
-      const std::pair<int32_t, int32_t> pair{a2, d2};
-      if (std::find(seen.begin(), seen.end(), pair) != seen.end()) continue;
-      if (seen.size() >= kMaxPairs) return false;
-      seen.push_back(pair);
-      todo.push_back(pair);
-    }
-  }
-  return true;
+  return slice_->all_plain_strings(boundary_, [this](int32_t d, uint8_t byte, bool completes) {
+    const int32_t d2 = loop_->next(d, byte);
+    if (d2 == kDead || loop_->accepting(d2)) return kDead;
+    if (ticks(d, byte) != completes || (completes && d2 != boundary_)) return kDead;
+    return d2;
+  });
 }
 
 int32_t CountedTerminal::next(int32_t state, uint8_t byte) const {

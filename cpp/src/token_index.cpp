@@ -59,29 +59,11 @@ std::vector<uint32_t> TokenSlice::bits_up_to(uint32_t max_chars) const {
 }
 
 bool TokenSlice::admitted_by(const Dfa& dfa, int32_t state) const {
-  // Explore the product of P's automaton and `dfa` from (start, state): every pair reachable on
-  // a byte P can read must keep `dfa` alive and not accepting. Bounded: give up past kMaxPairs.
-  constexpr size_t kMaxPairs = 4096;
-  const Dfa& p = *plain_;
-  if (p.start() == Dfa::kDead || dfa.accepting(state)) return false;
-  std::vector<std::pair<int32_t, int32_t>> todo = {{p.start(), state}};
-  std::vector<std::pair<int32_t, int32_t>> seen = todo;
-  while (!todo.empty()) {
-    auto [a, b] = todo.back();
-    todo.pop_back();
-    for (int byte = 0; byte < 256; ++byte) {
-      const int32_t a2 = p.next(a, static_cast<uint8_t>(byte));
-      if (a2 == Dfa::kDead) continue;
-      const int32_t b2 = dfa.next(b, static_cast<uint8_t>(byte));
-      if (b2 == Dfa::kDead || dfa.accepting(b2)) return false;
-      const std::pair<int32_t, int32_t> pair{a2, b2};
-      if (std::find(seen.begin(), seen.end(), pair) != seen.end()) continue;
-      if (seen.size() >= kMaxPairs) return false;
-      seen.push_back(pair);
-      todo.push_back(pair);
-    }
-  }
-  return true;
+  if (dfa.accepting(state)) return false;
+  return all_plain_strings(state, [&dfa](int32_t q, uint8_t byte, bool) {
+    const int32_t q2 = dfa.next(q, byte);
+    return q2 == Dfa::kDead || dfa.accepting(q2) ? Dfa::kDead : q2;
+  });
 }
 
 DfaTokenIndex::DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab,

@@ -12,9 +12,11 @@
 // tokens that start with a space, and the walk prunes at their first byte anyway.
 // Entries are built lazily on first use and shared by every matcher (thread-safe).
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "tokensieve/dfa.hpp"
@@ -39,6 +41,12 @@ class TokenSlice {
   uint32_t size() const { return size_; }
   // Whether every string of P read from `state` of `dfa` keeps it alive and never accepting.
   bool admitted_by(const Dfa& dfa, int32_t state) const;
+  // Explores the product of P's automaton with another automaton from (P's start, `start`):
+  // `step(state, byte, completes)` gives the other's state after a byte P can read (`completes`:
+  // the byte ends a character of P), or Dfa::kDead to fail the check. True when no reachable
+  // pair fails; false past kMaxPairs pairs too (the work stays bounded).
+  template <class Step>
+  bool all_plain_strings(int32_t start, Step step) const;
 
  private:
   std::shared_ptr<const Vocabulary> vocab_;
@@ -48,6 +56,32 @@ class TokenSlice {
   TokenTrie rest_;
   uint32_t size_ = 0;
 };
+
+template <class Step>
+bool TokenSlice::all_plain_strings(int32_t start, Step step) const {
+  constexpr size_t kMaxPairs = 4096;
+  const Dfa& p = *plain_;
+  if (p.start() == Dfa::kDead) return false;
+  std::vector<std::pair<int32_t, int32_t>> todo = {{p.start(), start}};
+  std::vector<std::pair<int32_t, int32_t>> seen = todo;
+  while (!todo.empty()) {
+    auto [a, q] = todo.back();
+    todo.pop_back();
+    for (int b = 0; b < 256; ++b) {
+      const auto byte = static_cast<uint8_t>(b);
+      const int32_t a2 = p.next(a, byte);
+      if (a2 == Dfa::kDead) continue;
+      const int32_t q2 = step(q, byte, p.accepting(a2));
+      if (q2 == Dfa::kDead) return false;
+      const std::pair<int32_t, int32_t> pair{a2, q2};
+      if (std::find(seen.begin(), seen.end(), pair) != seen.end()) continue;
+      if (seen.size() >= kMaxPairs) return false;
+      seen.push_back(pair);
+      todo.push_back(pair);
+    }
+  }
+  return true;
+}
 
 struct StateTokens {
   // Tokens that stay inside the terminal: a sorted id list when short, else a bitset.
