@@ -21,6 +21,10 @@ from .native_vocab import native_vocabulary, string_slice
 
 __all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
 
+SUBSET_SLACK = 8
+"""How many times its state budget a terminal's subset construction may use before
+minimization brings it back under the budget."""
+
 
 @dataclass(frozen=True)
 class GrammarStats:
@@ -114,12 +118,20 @@ class TerminalCache:
         """The DfaTokenIndex for ``program``, or None when its DFA exceeds ``max_states``."""
 
         def build() -> Any:
+            # The budget is for the minimized automaton; subset construction may pass through
+            # more states (a JSON string of `format: uri-reference` needs 8,000+ on the way
+            # to 1,309). Cut into pieces instead, such a terminal ends almost anywhere and its
+            # masks need the parser at every byte.
+            subset_cap = min(max_states * SUBSET_SLACK, max(max_states, self.limits.max_dfa_states))
             try:
-                return _core.DfaTokenIndex(self._dfa(program, max_states), self.native_vocab, self.slice)
+                dfa = self._dfa(program, subset_cap)
             except LimitExceeded as e:
                 if e.limit == "max_nfa_states" and max_states >= self.limits.max_dfa_states:
                     raise
                 return None
+            if dfa.num_states > max_states:
+                return None
+            return _core.DfaTokenIndex(dfa, self.native_vocab, self.slice)
 
         return self._remembered((tuple(program), max_states), build)
 

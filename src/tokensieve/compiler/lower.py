@@ -354,7 +354,7 @@ class _Lowering:
         # Big expressions are split without trying: a DFA rarely has fewer states than the
         # NFA has positions, and building a doomed automaton level after level is quadratic
         # (with 64x the budget, Github_medium o50681 spent 30 s and 6 GiB on attempts like that).
-        if splittable and self.nfa_size(expr) > 8 * self.limits.max_terminal_states:
+        if splittable and self.nfa_size(expr) > 8 * (budget or self.limits.max_terminal_states):
             return None
         program: list[int] = []
         _emit(expr, self.rules, program, self.program_memo)
