@@ -58,10 +58,11 @@ void bind_grammar(nb::module_& m) {
       .def(
           "__init__",
           [](DfaTokenIndex* self, std::shared_ptr<Dfa> dfa, std::shared_ptr<Vocabulary> vocab,
-             std::shared_ptr<TokenSlice> slice) {
-            new (self) DfaTokenIndex(std::move(dfa), std::move(vocab), std::move(slice));
+             std::shared_ptr<TokenSlice> slice, size_t max_boundary_nodes) {
+            new (self) DfaTokenIndex(std::move(dfa), std::move(vocab), std::move(slice), max_boundary_nodes);
           },
-          nb::arg("dfa"), nb::arg("vocab"), nb::arg("slice").none() = nb::none())
+          nb::arg("dfa"), nb::arg("vocab"), nb::arg("slice").none() = nb::none(),
+          nb::arg("max_boundary_nodes") = DfaTokenIndex::kMaxBoundaryNodes)
       .def_prop_ro("dfa", [](const DfaTokenIndex& i) { return std::const_pointer_cast<Dfa>(i.dfa_ptr()); })
       .def("memory_bytes", &DfaTokenIndex::memory_bytes);
 
@@ -69,11 +70,13 @@ void bind_grammar(nb::module_& m) {
       .def(
           "__init__",
           [](CountedTerminal* self, const Dfa* prefix, const Dfa& item, int32_t min, int32_t max, const Dfa* suffix,
-             std::shared_ptr<Vocabulary> vocab, std::shared_ptr<TokenSlice> slice) {
-            new (self) CountedTerminal(prefix, item, min, max, suffix, std::move(vocab), std::move(slice));
+             std::shared_ptr<Vocabulary> vocab, std::shared_ptr<TokenSlice> slice, size_t max_boundary_nodes) {
+            new (self) CountedTerminal(prefix, item, min, max, suffix, std::move(vocab), std::move(slice),
+                                       max_boundary_nodes);
           },
           nb::arg("prefix").none(), nb::arg("item"), nb::arg("min"), nb::arg("max"), nb::arg("suffix").none(),
           nb::arg("vocab"), nb::arg("slice").none() = nb::none(),
+          nb::arg("max_boundary_nodes") = DfaTokenIndex::kMaxBoundaryNodes,
           "prefix item{min,max} suffix (max -1: unbounded; prefix/suffix None: empty), run with a counter.")
       .def_prop_ro("loop", [](const CountedTerminal& c) { return std::const_pointer_cast<Dfa>(c.loop_ptr()); })
       .def_prop_ro("min", &CountedTerminal::min)

@@ -56,8 +56,9 @@ void check_piece(const Dfa& dfa, const char* what, bool allow_nullable, bool nee
 }  // namespace
 
 CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min, int32_t max, const Dfa* suffix,
-                                 std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const TokenSlice> slice)
-    : min_(min), max_(max), vocab_(std::move(vocab)) {
+                                 std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const TokenSlice> slice,
+                                 size_t max_boundary_nodes)
+    : min_(min), max_(max), max_boundary_nodes_(max_boundary_nodes), vocab_(std::move(vocab)) {
   if (min < 0 || max < kUnbounded || max == 0 || (max != kUnbounded && max < min)) {
     throw Error(ErrorKind::InvalidArgument,
                 "counted repetition: bad bounds {" + std::to_string(min) + "," + std::to_string(max) + "}");
@@ -166,7 +167,7 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
     throw Error(ErrorKind::InvalidArgument, "counted repetition: tokens longer than 60000 bytes are not supported");
   }
   slice_ = std::move(slice);
-  far_ = std::make_shared<DfaTokenIndex>(loop_, vocab_, slice_);
+  far_ = std::make_shared<DfaTokenIndex>(loop_, vocab_, slice_, max_boundary_nodes_);
   slice_counts_items_ = check_slice_counts_items();
 }
 
@@ -239,9 +240,11 @@ std::shared_ptr<const StateTokens> CountedTerminal::tokens(int32_t state) const 
   std::shared_ptr<const StateTokens> entry;
   if (d == boundary_ && slice_counts_items_) {
     const std::vector<uint32_t> seed = slice_->bits_up_to(static_cast<uint32_t>(hi));
-    entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, slice_->rest(), &seed);
+    entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, slice_->rest(), &seed,
+                                        max_boundary_nodes_);
   } else {
-    entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, vocab_->trie(), nullptr);
+    entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, vocab_->trie(), nullptr,
+                                        max_boundary_nodes_);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   return near_.emplace(key, std::move(entry)).first->second;

@@ -284,16 +284,15 @@ void Matcher::compute_mask(uint32_t* words, size_t needed) {
       if (s.state < 0) continue;
       std::shared_ptr<const StateTokens> entry = grammar_->terminal(s.terminal).tokens(s.state);
       entry->or_inside(words);
-      if (entry->suffixes.num_nodes() <= 1 && entry->boundary_nodes.empty()) continue;
+      if (!entry->suffix_groups && entry->boundary_nodes.empty()) continue;
       push_set();
       add_item(grammar_->advance(s.dotted), s.origin);
       closure();
       dedupe_scans();
       if (scans_.size() > sets_.back().scans_begin) {
-        const TokenTrie& suffixes = entry->suffixes;
-        walk(suffixes, 1, suffixes.num_nodes(), 0, words);
         const TokenTrie& trie = *entry->boundary_trie;
         for (uint32_t b : entry->boundary_nodes) walk(trie, b + 1, trie.subtree_end(b), trie.depth(b), words);
+        if (entry->suffix_groups) walk_suffix_groups(*entry->suffix_groups, words);
       }
       truncate(base);
     }
@@ -392,6 +391,27 @@ void Matcher::walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t
     charge(budget, "max_mask_work");
   }
   truncate(base);
+}
+
+// The suffix groups whose first byte the parser allows after the terminal: only those groups'
+// tries are built and walked.
+void Matcher::walk_suffix_groups(const SuffixGroups& groups, uint32_t* words) {
+  const size_t base = sets_.size();
+  for (int c = 0; c < 256; ++c) {
+    const auto byte = static_cast<uint8_t>(c);
+    if (!groups.has(byte)) continue;
+    const bool viable = scan_byte(byte);
+    truncate(base);
+    if (!viable) continue;
+    if (const TokenTrie* group = groups.group(byte)) {
+      walk(*group, 1, group->num_nodes(), 0, words);
+    } else {  // too large to copy: walk each root's subtree in place
+      const TokenTrie& trie = groups.trie();
+      for (const uint32_t* r = groups.roots_begin(byte); r != groups.roots_end(byte); ++r) {
+        walk(trie, *r, trie.subtree_end(*r), trie.depth(*r) - 1, words);
+      }
+    }
+  }
 }
 
 bool Matcher::accept_bytes(const std::string& bytes) {
@@ -502,7 +522,7 @@ std::vector<std::vector<int64_t>> Matcher::describe_scans() const {
         for (uint32_t w : entry->inside_bits) inside += __builtin_popcount(w);
       }
       row.push_back(inside);
-      row.push_back(entry->suffixes.num_nodes());
+      row.push_back(entry->suffix_groups ? static_cast<int64_t>(entry->suffix_groups->num_roots()) : 0);
       row.push_back(static_cast<int64_t>(entry->boundary_nodes.size()));
     }
     out.push_back(std::move(row));

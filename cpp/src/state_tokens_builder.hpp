@@ -19,17 +19,18 @@
 namespace tokensieve::detail {
 
 // The entry for `start`, walking `trie` (the vocabulary's, or a slice's rest). `seed_bits`, when
-// given, are tokens already known to stay inside from `start` (a slice's, or part of it).
+// given, are tokens already known to stay inside from `start` (a slice's, or part of it). Past
+// `max_boundary_nodes` nodes where the terminal may end, their suffixes are grouped by first byte.
 template <class Automaton>
 std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton, const typename Automaton::State& start,
                                                       const Vocabulary& vocab, const TokenTrie& trie,
-                                                      const std::vector<uint32_t>* seed_bits) {
+                                                      const std::vector<uint32_t>* seed_bits,
+                                                      size_t max_boundary_nodes) {
   using State = typename Automaton::State;
   const uint32_t n = trie.num_nodes();
   std::vector<State> state_at(trie.max_depth() + 1, start);
   std::vector<uint32_t> inside;
   std::vector<uint32_t> boundaries;
-  size_t suffix_entries = 0;
 
   uint32_t node = 1;
   while (node < n) {
@@ -45,7 +46,6 @@ std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton
       // The terminal may end here: every longer token below this node continues with a suffix
       // that the parser has to judge.
       boundaries.push_back(node);
-      suffix_entries += trie.tokens_below(node);
     }
     ++node;
   }
@@ -64,20 +64,10 @@ std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton
     std::sort(inside.begin(), inside.end());
     entry->inside_ids = std::move(inside);
   }
-  if (boundaries.size() <= DfaTokenIndex::kMaxBoundaryNodes || suffix_entries > DfaTokenIndex::kMaxSuffixEntries) {
+  if (boundaries.size() <= max_boundary_nodes) {
     entry->boundary_nodes = std::move(boundaries);
-  } else if (suffix_entries > 0) {
-    std::vector<std::pair<std::string, uint32_t>> suffixes;
-    suffixes.reserve(suffix_entries);
-    for (uint32_t b : boundaries) {
-      const uint32_t d = trie.depth(b);
-      for (uint32_t m = b + 1; m < trie.subtree_end(b); ++m) {
-        for (const uint32_t* t = trie.tokens_begin(m); t != trie.tokens_end(m); ++t) {
-          suffixes.emplace_back(vocab.token(*t).substr(d), *t);
-        }
-      }
-    }
-    entry->suffixes = TokenTrie(std::move(suffixes));
+  } else {
+    entry->suffix_groups = std::make_unique<const SuffixGroups>(vocab, trie, boundaries);
   }
   return entry;
 }

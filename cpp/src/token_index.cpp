@@ -8,7 +8,55 @@ namespace tokensieve {
 
 size_t StateTokens::memory_bytes() const {
   return sizeof(*this) + 4 * (inside_ids.capacity() + inside_bits.capacity() + boundary_nodes.capacity()) +
-         suffixes.memory_bytes();
+         (suffix_groups ? suffix_groups->memory_bytes() : 0);
+}
+
+SuffixGroups::SuffixGroups(const Vocabulary& vocab, const TokenTrie& trie, const std::vector<uint32_t>& boundaries)
+    : vocab_(&vocab), trie_(&trie) {
+  // The children of each boundary node, counted then placed by byte (a counting sort).
+  auto for_each_root = [&](auto&& f) {
+    for (uint32_t b : boundaries) {
+      for (uint32_t m = b + 1; m < trie.subtree_end(b); m = trie.subtree_end(m)) f(m);
+    }
+  };
+  for_each_root([&](uint32_t m) {
+    ++begin_[trie.byte(m) + 1u];
+    entries_[trie.byte(m)] += static_cast<size_t>(trie.tokens_end(m) - trie.tokens_begin(m)) + trie.tokens_below(m);
+  });
+  for (size_t b = 0; b < 256; ++b) begin_[b + 1] += begin_[b];
+  roots_.resize(begin_[256]);
+  std::array<uint32_t, 256> fill;
+  std::copy(begin_.begin(), begin_.end() - 1, fill.begin());
+  for_each_root([&](uint32_t m) { roots_[fill[trie.byte(m)]++] = m; });
+}
+
+const TokenTrie* SuffixGroups::group(uint8_t byte) const {
+  if (entries_[byte] > kMaxEntries) return nullptr;
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (!groups_[byte]) {
+    const TokenTrie& trie = *trie_;
+    std::vector<std::pair<std::string, uint32_t>> suffixes;
+    suffixes.reserve(entries_[byte]);
+    for (const uint32_t* r = roots_begin(byte); r != roots_end(byte); ++r) {
+      const uint32_t cut = trie.depth(*r) - 1;  // the boundary's depth: the suffix starts after it
+      for (uint32_t m = *r; m < trie.subtree_end(*r); ++m) {
+        for (const uint32_t* t = trie.tokens_begin(m); t != trie.tokens_end(m); ++t) {
+          suffixes.emplace_back(vocab_->token(*t).substr(cut), *t);
+        }
+      }
+    }
+    groups_[byte] = std::make_unique<const TokenTrie>(std::move(suffixes));
+  }
+  return groups_[byte].get();
+}
+
+size_t SuffixGroups::memory_bytes() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  size_t n = sizeof(*this) + 4 * roots_.capacity();
+  for (const auto& g : groups_) {
+    if (g) n += g->memory_bytes();
+  }
+  return n;
 }
 
 void StateTokens::or_inside(uint32_t* words) const {
@@ -67,8 +115,8 @@ bool TokenSlice::admitted_by(const Dfa& dfa, int32_t state) const {
 }
 
 DfaTokenIndex::DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab,
-                             std::shared_ptr<const TokenSlice> slice)
-    : dfa_(std::move(dfa)), vocab_(std::move(vocab)), slice_(std::move(slice)) {
+                             std::shared_ptr<const TokenSlice> slice, size_t max_boundary_nodes)
+    : dfa_(std::move(dfa)), vocab_(std::move(vocab)), slice_(std::move(slice)), max_boundary_nodes_(max_boundary_nodes) {
   states_.resize(std::max(0, dfa_->num_states()));
 }
 
@@ -100,8 +148,11 @@ struct DfaWalk {
 std::shared_ptr<const StateTokens> DfaTokenIndex::build(int32_t start) const {
   // With the slice admitted, its tokens are inside at once and only the rest needs a walk.
   const bool sliced = slice_ != nullptr && slice_->admitted_by(*dfa_, start);
-  if (sliced) return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, slice_->rest(), &slice_->bits());
-  return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, vocab_->trie(), nullptr);
+  if (sliced) {
+    return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, slice_->rest(), &slice_->bits(),
+                                      max_boundary_nodes_);
+  }
+  return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, vocab_->trie(), nullptr, max_boundary_nodes_);
 }
 
 size_t DfaTokenIndex::memory_bytes() const {

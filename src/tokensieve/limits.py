@@ -32,6 +32,10 @@ class Limits:
       has none) is at least this runs as a *counted terminal*, the automaton of one item plus
       a counter, when its item allows (prefix-free, e.g. one JSON string character): its size
       and its token index then do not grow with the bound. A tuning knob, never an error.
+    - ``max_boundary_nodes``: where a terminal may end part-way through tokens at more
+      vocabulary-trie nodes than this, a token-index entry keeps the tokens' suffixes after
+      those points grouped by first byte (built when the parser first allows that byte) rather
+      than the nodes themselves. A tuning knob, never an error.
     - ``max_compile_seconds``: wall-clock budget for lowering and building the automata of
       one grammar.
 
@@ -57,6 +61,7 @@ class Limits:
     max_productions: int = 1_000_000
     max_total_dfa_states: int = 1_000_000
     min_counted_repeat: int = 8
+    max_boundary_nodes: int = 256
     max_compile_seconds: float = 30.0
     max_mask_work: int = 50_000_000
     max_accept_work: int = 5_000_000

@@ -54,7 +54,8 @@ class CountedTerminal {
   // pieces do not make a deterministic loop (see above) or the bounds are bad;
   // Error(LimitExceeded, "max_dfa_states") when states would overflow int32.
   CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min, int32_t max, const Dfa* suffix,
-                  std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const TokenSlice> slice = nullptr);
+                  std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const TokenSlice> slice = nullptr,
+                  size_t max_boundary_nodes = DfaTokenIndex::kMaxBoundaryNodes);
 
   int32_t start() const { return loop_->start(); }  // n = 0
   int32_t next(int32_t state, uint8_t byte) const;
@@ -102,6 +103,7 @@ class CountedTerminal {
   int32_t num_loop_states_ = 1;
   int32_t min_ = 0;
   int32_t max_ = kUnbounded;
+  size_t max_boundary_nodes_;
   int32_t longest_token_ = 0;  // L
   std::shared_ptr<const Vocabulary> vocab_;
   std::shared_ptr<const DfaTokenIndex> far_;  // D's own index, for every state far from the bounds

@@ -14,7 +14,8 @@
 //
 // Masks: for each scan (terminal t at DFA state q) the tokens that stay inside t come from
 // the per-state index (token_index.hpp) in one OR; the tokens that end t part-way are judged
-// by completing t once and walking the small trie of their suffixes, one chart set per byte,
+// by completing t once and walking the small tries of their suffixes (only the groups whose
+// first byte the parser allows after t), one chart set per byte,
 // popping on the way back; a dead byte prunes the whole subtree.
 //
 // Unordered nonterminals (unordered.hpp) add *dynamic items*: their dotted id is
@@ -90,6 +91,7 @@ class Matcher {
   bool scan_byte(uint8_t byte);
   bool scan_special(uint32_t token_id);
   void walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t base_depth, uint32_t* words);
+  void walk_suffix_groups(const SuffixGroups& groups, uint32_t* words);
   bool top_viable() const;
   // The signature of a complete chart set (and of the sets its items start in).
   uint64_t signature(MaskCache& cache, size_t set);

@@ -5,17 +5,20 @@
 //       allowed whatever the parser context, because every live state can finish t; or
 //   (b) passes an accepting state of t at some byte and continues after it: whether the rest
 //       (the *suffix*) fits depends on what the parser allows after t.
-// `StateTokens` stores (a) as a list or bitset and (b) as a trie of suffixes, so a mask costs
-// one OR plus one parser walk over a small suffix trie instead of a walk over the vocabulary.
+// `StateTokens` stores (a) as a list or bitset and (b) as tries of suffixes by first byte, so a
+// mask costs one OR plus parser walks over the small suffix tries of the bytes the parser
+// allows next, instead of a walk over the vocabulary.
 // Where t can end at only a few trie nodes (a whitespace run: after " ", "  ", ...), (b) is kept
 // as those vocabulary-trie nodes instead, and the mask walks below them: no copy of the 40k
 // tokens that start with a space, and the walk prunes at their first byte anyway.
 // Entries are built lazily on first use and shared by every matcher (thread-safe).
 #pragma once
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -62,8 +65,11 @@ bool TokenSlice::all_plain_strings(int32_t start, Step step) const {
   constexpr size_t kMaxPairs = 4096;
   const Dfa& p = *plain_;
   if (p.start() == Dfa::kDead) return false;
+  auto key = [](int32_t a, int32_t q) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(q); };
   std::vector<std::pair<int32_t, int32_t>> todo = {{p.start(), start}};
-  std::vector<std::pair<int32_t, int32_t>> seen = todo;
+  // A hash set: the check runs up to kMaxPairs pairs on a first mask (a long bounded string
+  // reaches the limit), and a linear search made that 16M comparisons.
+  std::unordered_set<uint64_t> seen = {key(p.start(), start)};
   while (!todo.empty()) {
     auto [a, q] = todo.back();
     todo.pop_back();
@@ -73,25 +79,59 @@ bool TokenSlice::all_plain_strings(int32_t start, Step step) const {
       if (a2 == Dfa::kDead) continue;
       const int32_t q2 = step(q, byte, p.accepting(a2));
       if (q2 == Dfa::kDead) return false;
-      const std::pair<int32_t, int32_t> pair{a2, q2};
-      if (std::find(seen.begin(), seen.end(), pair) != seen.end()) continue;
-      if (seen.size() >= kMaxPairs) return false;
-      seen.push_back(pair);
-      todo.push_back(pair);
+      if (!seen.insert(key(a2, q2)).second) continue;
+      if (seen.size() > kMaxPairs) return false;
+      todo.push_back({a2, q2});
     }
   }
   return true;
 }
 
+// The suffixes of tokens after the points where a terminal may end, grouped by their first
+// byte, each group's trie built on first use. After a terminal the parser usually allows few
+// bytes (a closing quote, a comma): a state of a URI terminal, which may end after nearly any
+// token prefix, has suffixes from some 100k tokens, and sorting them all into one trie cost
+// 100 ms on the first mask, where the quote's group is a few hundred entries.
+class SuffixGroups {
+ public:
+  // `boundaries`: nodes of `trie` (the vocabulary's or a slice's) where the terminal may end.
+  SuffixGroups(const Vocabulary& vocab, const TokenTrie& trie, const std::vector<uint32_t>& boundaries);
+
+  // Whether some suffix starts with `byte`.
+  bool has(uint8_t byte) const { return begin_[byte] != begin_[byte + 1u]; }
+  // The trie of the suffixes that start with `byte` (first byte included), built on first call
+  // (thread-safe), or nullptr when the group is over kMaxEntries (a memory guard): then walk
+  // the subtrees of roots(byte) in trie() instead.
+  const TokenTrie* group(uint8_t byte) const;
+  // The children of boundary nodes that carry `byte`.
+  const uint32_t* roots_begin(uint8_t byte) const { return roots_.data() + begin_[byte]; }
+  const uint32_t* roots_end(uint8_t byte) const { return roots_.data() + begin_[byte + 1u]; }
+  const TokenTrie& trie() const { return *trie_; }
+  size_t num_roots() const { return roots_.size(); }
+  size_t memory_bytes() const;
+
+  static constexpr size_t kMaxEntries = 1 << 20;
+
+ private:
+  const Vocabulary* vocab_;  // both owned by the token index that owns this entry
+  const TokenTrie* trie_;
+  std::vector<uint32_t> roots_;  // grouped by byte: group b is roots_[begin_[b] .. begin_[b + 1])
+  std::array<uint32_t, 257> begin_{};
+  std::array<size_t, 256> entries_{};  // suffixes per group
+  mutable std::mutex mutex_;
+  mutable std::array<std::unique_ptr<const TokenTrie>, 256> groups_;
+};
+
 struct StateTokens {
   // Tokens that stay inside the terminal: a sorted id list when short, else a bitset.
   std::vector<uint32_t> inside_ids;
   std::vector<uint32_t> inside_bits;
-  // Suffixes after a point where the terminal may end, with the tokens they belong to...
-  TokenTrie suffixes;
-  // ...or, when there are few, the trie nodes where the terminal may end (in `boundary_trie`).
+  // Where the terminal may end part-way through tokens: when there are few such trie nodes,
+  // the nodes themselves (in `boundary_trie`; the mask walks below them)...
   std::vector<uint32_t> boundary_nodes;
   const TokenTrie* boundary_trie = nullptr;
+  // ...else the suffixes after them, by first byte.
+  std::unique_ptr<const SuffixGroups> suffix_groups;
   size_t memory_bytes() const;
   // ORs the inside tokens into a bitmask row.
   void or_inside(uint32_t* words) const;
@@ -99,13 +139,12 @@ struct StateTokens {
 
 class DfaTokenIndex {
  public:
-  // Up to this many boundary nodes a state keeps them instead of building a suffix trie; past
-  // kMaxSuffixEntries suffixes too (a memory guard).
+  // By default, up to this many boundary nodes a state keeps them instead of grouping their
+  // suffixes (a walk below a few nodes prunes at their first byte; grouping pays past that).
   static constexpr size_t kMaxBoundaryNodes = 256;
-  static constexpr size_t kMaxSuffixEntries = 1 << 20;
 
   DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab,
-                std::shared_ptr<const TokenSlice> slice = nullptr);
+                std::shared_ptr<const TokenSlice> slice = nullptr, size_t max_boundary_nodes = kMaxBoundaryNodes);
 
   const Dfa& dfa() const { return *dfa_; }
   const std::shared_ptr<const Dfa>& dfa_ptr() const { return dfa_; }
@@ -119,6 +158,7 @@ class DfaTokenIndex {
   std::shared_ptr<const Dfa> dfa_;
   std::shared_ptr<const Vocabulary> vocab_;
   std::shared_ptr<const TokenSlice> slice_;
+  size_t max_boundary_nodes_;
   mutable std::mutex mutex_;
   mutable std::vector<std::shared_ptr<const StateTokens>> states_;
 };

@@ -131,7 +131,7 @@ class TerminalCache:
                 return None
             if dfa.num_states > max_states:
                 return None
-            return _core.DfaTokenIndex(dfa, self.native_vocab, self.slice)
+            return _core.DfaTokenIndex(dfa, self.native_vocab, self.slice, self.limits.max_boundary_nodes)
 
         return self._remembered((tuple(program), max_states), build)
 
@@ -161,6 +161,7 @@ class TerminalCache:
                     dfa(suffix),
                     self.native_vocab,
                     self.slice,
+                    self.limits.max_boundary_nodes,
                 )
             except LimitExceeded:
                 return None
