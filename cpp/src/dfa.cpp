@@ -457,9 +457,13 @@ Nfa build_nfa(const Ast& ast, const int32_t* program, const ByteClasses& cls, co
 // memory when the DFA-state limit alone would allow huge sets. Reported as max_dfa_states.
 constexpr size_t kMaxSubsetEntries = size_t{1} << 26;
 
+// The subset construction's output as edge lists: state s has edges edge_begin[s] ..
+// edge_begin[s + 1] (by class), so the passes below cost O(edges), not O(states x classes):
+// a key automaton has ~60 byte classes and 2-3 edges per state.
 struct RawDfa {
   int32_t num_states = 0;
-  std::vector<int32_t> trans;  // num_states * num_classes
+  std::vector<int32_t> edge_begin{0};
+  std::vector<int32_t> edge_class, edge_target;
   std::vector<uint8_t> accepting;
 };
 
@@ -472,7 +476,7 @@ class SubsetBuilder {
         class_end_(cls.count + 1), table_(64, -1) {
     set_begin_.reserve(64);
     hashes_.reserve(64);
-    dfa_.trans.reserve(64 * static_cast<size_t>(cls.count));
+    dfa_.edge_begin.reserve(65);
     dfa_.accepting.reserve(64);
   }
 
@@ -498,12 +502,16 @@ class SubsetBuilder {
         if (end - begin != prev_end - prev_begin ||
             !std::equal(targets_.begin() + begin, targets_.begin() + end, targets_.begin() + prev_begin)) {
           closure(targets_.data() + begin, end - begin);
-          prev_target = set_.empty() ? Dfa::kDead : intern();  // intern() may grow dfa_.trans
+          prev_target = set_.empty() ? Dfa::kDead : intern();
         }
         prev_begin = begin;
         prev_end = end;
-        dfa_.trans[static_cast<size_t>(d) * num_classes + c] = prev_target;
+        if (prev_target != Dfa::kDead) {
+          dfa_.edge_class.push_back(c);
+          dfa_.edge_target.push_back(prev_target);
+        }
       }
+      dfa_.edge_begin.push_back(static_cast<int32_t>(dfa_.edge_class.size()));
     }
     return std::move(dfa_);
   }
@@ -581,7 +589,6 @@ class SubsetBuilder {
     set_begin_.push_back(static_cast<int32_t>(set_data_.size()));
     hashes_.push_back(h);
     dfa_.accepting.push_back(set_.front() == 0);  // sorted: state 0 comes first if present
-    dfa_.trans.resize(dfa_.trans.size() + cls_.count, Dfa::kDead);
     table_[slot] = id;
     if (2 * static_cast<size_t>(dfa_.num_states) > table_.size()) {  // keep load <= 1/2
       table_.assign(2 * table_.size(), -1);
@@ -613,20 +620,14 @@ class SubsetBuilder {
 // ---------------------------------------------------------------------------------------------
 
 // live[s] = 1 when an accepting state is reachable from s (backward search over reversed edges).
-std::vector<uint8_t> co_reachable(const RawDfa& dfa, int32_t num_classes) {
+std::vector<uint8_t> co_reachable(const RawDfa& dfa) {
   const int32_t n = dfa.num_states;
-  std::vector<int32_t> pred_begin(n + 1, 0), preds;
-  for (int32_t t : dfa.trans) {
-    if (t != Dfa::kDead) ++pred_begin[t + 1];
-  }
+  std::vector<int32_t> pred_begin(n + 1, 0), preds(dfa.edge_target.size());
+  for (int32_t t : dfa.edge_target) ++pred_begin[t + 1];
   for (int32_t s = 0; s < n; ++s) pred_begin[s + 1] += pred_begin[s];
-  preds.resize(pred_begin[n]);
   std::vector<int32_t> fill(pred_begin.begin(), pred_begin.end() - 1);
   for (int32_t s = 0; s < n; ++s) {
-    for (int32_t c = 0; c < num_classes; ++c) {
-      const int32_t t = dfa.trans[static_cast<size_t>(s) * num_classes + c];
-      if (t != Dfa::kDead) preds[fill[t]++] = s;
-    }
+    for (int32_t e = dfa.edge_begin[s]; e < dfa.edge_begin[s + 1]; ++e) preds[fill[dfa.edge_target[e]]++] = s;
   }
   std::vector<uint8_t> live(n, 0);
   std::vector<int32_t> queue;
@@ -709,25 +710,23 @@ struct Partition {
   }
 };
 
-// Block (equivalence class) of every state of a trimmed DFA; `n` states, all live.
-Partition minimize(const std::vector<int32_t>& trans, const std::vector<uint8_t>& accepting,
-                   int32_t n, int32_t num_classes) {
+// Block (equivalence class) of every state of a trimmed DFA (`dfa`: all states live).
+Partition minimize(const RawDfa& dfa, int32_t num_classes) {
+  const int32_t n = dfa.num_states;
+  const std::vector<uint8_t>& accepting = dfa.accepting;
   // Transitions t: tail[t] --label[t]--> head[t], numbered in label order (a counting sort).
   std::vector<int32_t> tail, head, label_begin(num_classes + 1, 0);
-  for (size_t i = 0; i < trans.size(); ++i) {
-    if (trans[i] != Dfa::kDead) ++label_begin[i % num_classes + 1];
-  }
+  for (int32_t c : dfa.edge_class) ++label_begin[c + 1];
   for (int32_t c = 0; c < num_classes; ++c) label_begin[c + 1] += label_begin[c];
   const int32_t m = label_begin[num_classes];
   tail.resize(m);
   head.resize(m);
   std::vector<int32_t> fill(label_begin.begin(), label_begin.end() - 1);
   for (int32_t s = 0; s < n; ++s) {
-    for (int32_t c = 0; c < num_classes; ++c) {
-      const int32_t h = trans[static_cast<size_t>(s) * num_classes + c];
-      if (h == Dfa::kDead) continue;
+    for (int32_t e = dfa.edge_begin[s]; e < dfa.edge_begin[s + 1]; ++e) {
+      const int32_t c = dfa.edge_class[e];
       tail[fill[c]] = s;
-      head[fill[c]++] = h;
+      head[fill[c]++] = dfa.edge_target[e];
     }
   }
   // Incoming transitions of each state: in_edges[in_begin[s] .. in_begin[s + 1]).
@@ -820,33 +819,34 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
   const Nfa nfa = build_nfa(ast, program, cls, sizes, static_cast<size_t>(nfa_states));
   RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();
 
-  // Trim: keep live states, numbered densely in their old order. The table is compacted in
-  // place: a state's new row is never after its old one, and earlier rows were read already.
-  const std::vector<uint8_t> live = co_reachable(raw, num_classes);
+  // Trim: keep live states, numbered densely in their old order, and the edges between them.
+  const std::vector<uint8_t> live = co_reachable(raw);
   if (raw.num_states == 0 || !live[0]) {
     return Dfa(num_classes, std::move(cls.of), {}, {}, Dfa::kDead);
   }
   std::vector<int32_t> dense(raw.num_states, Dfa::kDead);
-  int32_t n = 0;
+  RawDfa trimmed;
   for (int32_t s = 0; s < raw.num_states; ++s) {
-    if (live[s]) dense[s] = n++;
+    if (live[s]) dense[s] = trimmed.num_states++;
   }
-  std::vector<int32_t>& trans = raw.trans;
-  std::vector<uint8_t>& accepting = raw.accepting;
+  trimmed.accepting.reserve(trimmed.num_states);
+  trimmed.edge_class.reserve(raw.edge_class.size());
+  trimmed.edge_target.reserve(raw.edge_target.size());
   for (int32_t s = 0; s < raw.num_states; ++s) {
     if (!live[s]) continue;
-    accepting[dense[s]] = accepting[s];
-    for (int32_t c = 0; c < num_classes; ++c) {
-      const int32_t t = trans[static_cast<size_t>(s) * num_classes + c];
-      trans[static_cast<size_t>(dense[s]) * num_classes + c] = t == Dfa::kDead ? t : dense[t];
+    trimmed.accepting.push_back(raw.accepting[s]);
+    for (int32_t e = raw.edge_begin[s]; e < raw.edge_begin[s + 1]; ++e) {
+      if (!live[raw.edge_target[e]]) continue;
+      trimmed.edge_class.push_back(raw.edge_class[e]);
+      trimmed.edge_target.push_back(dense[raw.edge_target[e]]);
     }
+    trimmed.edge_begin.push_back(static_cast<int32_t>(trimmed.edge_class.size()));
   }
-  trans.resize(static_cast<size_t>(n) * num_classes);
-  accepting.resize(n);
+  raw = RawDfa();  // release
 
   // Minimize, then number blocks breadth-first from the start's block (the start is state 0
   // of the subset construction, hence dense state 0).
-  const Partition blocks = minimize(trans, accepting, n, num_classes);
+  const Partition blocks = minimize(trimmed, num_classes);
   std::vector<int32_t> order(blocks.sets(), Dfa::kDead), queue{blocks.set_of[0]};
   order[blocks.set_of[0]] = 0;
   std::vector<int32_t> out_trans(static_cast<size_t>(blocks.sets()) * num_classes, Dfa::kDead);
@@ -854,16 +854,14 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
   for (size_t q = 0; q < queue.size(); ++q) {
     const int32_t block = queue[q];
     const int32_t rep = blocks.elems[blocks.first[block]];  // any member: they are equivalent
-    out_accepting[q] = accepting[rep];
-    for (int32_t c = 0; c < num_classes; ++c) {
-      const int32_t t = trans[static_cast<size_t>(rep) * num_classes + c];
-      if (t == Dfa::kDead) continue;
-      const int32_t tb = blocks.set_of[t];
+    out_accepting[q] = trimmed.accepting[rep];
+    for (int32_t e = trimmed.edge_begin[rep]; e < trimmed.edge_begin[rep + 1]; ++e) {
+      const int32_t tb = blocks.set_of[trimmed.edge_target[e]];
       if (order[tb] == Dfa::kDead) {
         order[tb] = static_cast<int32_t>(queue.size());
         queue.push_back(tb);
       }
-      out_trans[q * num_classes + c] = order[tb];
+      out_trans[q * num_classes + trimmed.edge_class[e]] = order[tb];
     }
   }
   return Dfa(num_classes, std::move(cls.of), std::move(out_trans), std::move(out_accepting), 0);
