@@ -21,9 +21,6 @@ from .native_vocab import native_vocabulary, string_slice
 
 __all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
 
-SUBSET_SLACK = 8
-"""How many times its state budget a terminal's subset construction may use before
-minimization brings it back under the budget."""
 
 
 @dataclass(frozen=True)
@@ -109,20 +106,17 @@ class TerminalCache:
         self.slice = string_slice(vocab)
         self.limits = limits
         self.max_entries = max_entries
-        # Keys: (program, state budget) for DFAs; ("counted", prefix, item, min, max, suffix) for
-        # counted terminals.
+        # Keys: (program, state budget, subset cap) for DFAs; ("counted", prefix, item, min,
+        # max, suffix) for counted terminals.
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, program: list[int], max_states: int) -> Any:
-        """The DfaTokenIndex for ``program``, or None when its DFA exceeds ``max_states``."""
+    def get(self, program: list[int], max_states: int, subset_cap: int | None = None) -> Any:
+        """The DfaTokenIndex for ``program``, or None when its minimized DFA exceeds
+        ``max_states`` or its subset construction ``subset_cap`` (default: ``max_states``)."""
+        subset_cap = max(max_states, subset_cap or max_states)
 
         def build() -> Any:
-            # The budget is for the minimized automaton; subset construction may pass through
-            # more states (a JSON string of `format: uri-reference` needs 8,000+ on the way
-            # to 1,309). Cut into pieces instead, such a terminal ends almost anywhere and its
-            # masks need the parser at every byte.
-            subset_cap = min(max_states * SUBSET_SLACK, max(max_states, self.limits.max_dfa_states))
             try:
                 dfa = self._dfa(program, subset_cap)
             except LimitExceeded as e:
@@ -133,7 +127,7 @@ class TerminalCache:
                 return None
             return _core.DfaTokenIndex(dfa, self.native_vocab, self.slice, self.limits.max_boundary_nodes)
 
-        return self._remembered((tuple(program), max_states), build)
+        return self._remembered((tuple(program), max_states, subset_cap), build)
 
     def get_counted(
         self,

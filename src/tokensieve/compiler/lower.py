@@ -39,8 +39,9 @@ __all__ = ["LoweredGrammar", "lower", "regex_program"]
 # Regex program opcodes (cpp/include/tokensieve/dfa.hpp).
 OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON, OP_DIFFERENCE = 0, 1, 2, 3, 4, 5
 
-# A terminal builder returns a DfaTokenIndex handle, or None when the automaton would exceed the budget.
-TerminalBuilder = Callable[[list[int], int], Any]
+# A terminal builder: (regex program, state budget, subset-construction cap) -> DfaTokenIndex
+# handle, or None when the minimized automaton exceeds the budget or its construction the cap.
+TerminalBuilder = Callable[[list[int], int, int], Any]
 # A counted-terminal builder: (prefix program or None, item program, min, max or None, suffix
 # program or None) -> CountedTerminal handle, or None when the pieces do not suit a counter.
 CountedBuilder = Callable[[Any, list[int], int, Any, Any], Any]
@@ -347,14 +348,15 @@ class _Lowering:
             shared.nfa_size = size
         return size
 
-    def try_terminal(self, expr: Expr, budget: int | None = None) -> int | None:
+    def try_terminal(self, expr: Expr, budget: int | None = None, subset_slack: int = 1) -> int | None:
         """The terminal symbol for a regular expression, or None if its DFA is too large
-        (``budget`` states before minimization; by default the limit for its kind)."""
+        (``budget`` states after minimization, by default the limit for its kind; the subset
+        construction may pass through ``subset_slack`` times as many)."""
         splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
         # Big expressions are split without trying: a DFA rarely has fewer states than the
         # NFA has positions, and building a doomed automaton level after level is quadratic
         # (with 64x the budget, Github_medium o50681 spent 30 s and 6 GiB on attempts like that).
-        if splittable and self.nfa_size(expr) > 8 * (budget or self.limits.max_terminal_states):
+        if splittable and self.nfa_size(expr) > 8 * self.limits.max_terminal_states * subset_slack:
             return None
         program: list[int] = []
         _emit(expr, self.rules, program, self.program_memo)
@@ -363,7 +365,8 @@ class _Lowering:
         must_fit = budget is None and not splittable
         if budget is None:
             budget = self.limits.max_terminal_states if splittable else self.limits.max_dfa_states
-        key = (budget, *program)
+        subset_cap = max(budget, min(budget * subset_slack, self.limits.max_dfa_states))
+        key = (budget, subset_cap, *program)
         if key in self.terminal_of_program:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
@@ -372,7 +375,7 @@ class _Lowering:
                 f"compiling the grammar took more than {self.limits.max_compile_seconds} s",
                 limit="max_compile_seconds",
             )
-        dfa = self.build(program, budget)
+        dfa = self.build(program, budget, subset_cap)
         if dfa is None:
             if must_fit:
                 raise LimitExceeded(
@@ -462,8 +465,14 @@ class _Lowering:
                 continue
             group = Seq(tuple(run[lo:hi]))
             self.keep_alive.append(group)  # the program memo is keyed by id()
-            # Subset construction overshoots the minimal automaton: give it some room.
-            t = self.try_terminal(group, 4 * self.limits.max_terminal_states)
+            # The last try before pieces that end anywhere: a larger budget and, unless a long
+            # bounded repetition is unrolled in it (its automaton is large anyway, and a
+            # counter takes it), room for the subset construction, which may overshoot the
+            # minimal automaton many times (a `uri-reference` string: 8,000+ states on the
+            # way to 1,309).
+            unrolled = _has_long_bounded_repeat(group, self.rules, self.limits.min_counted_repeat)
+            slack = 1 if unrolled else 8
+            t = self.try_terminal(group, 4 * self.limits.max_terminal_states, subset_slack=slack)
             if t is not None:
                 return [*self.seq_symbols(tuple(run[:lo])), t, *self.seq_symbols(tuple(run[hi:]))]
         return None
@@ -660,6 +669,28 @@ def _long_repeat(expr: Expr, rules: dict[str, Expr], at_least: int) -> bool:
     while isinstance(expr, Ref):
         expr = rules[expr.name]
     return isinstance(expr, Repeat) and (expr.min if expr.max is None else expr.max) >= at_least
+
+
+def _has_long_bounded_repeat(expr: Expr, rules: dict[str, Expr], at_least: int) -> bool:
+    """Whether a repetition with a finite maximum of at least ``at_least`` occurs in ``expr``
+    (rules followed; ``expr`` is regular, so they do not recurse)."""
+    todo, seen = [expr], set()
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        if isinstance(e, Ref):
+            todo.append(rules[e.name])
+        elif isinstance(e, Repeat):
+            if e.max is not None and e.max >= at_least:
+                return True
+            todo.append(e.item)
+        elif isinstance(e, (Seq, Alt)):
+            todo.extend(e.items)
+        elif isinstance(e, Difference):
+            todo.extend((e.left, e.right))
+    return False
 
 
 def _is_atomic(expr: Expr, rules: dict[str, Expr]) -> bool:

@@ -1,0 +1,30 @@
+"""How lowering spends automaton budgets (``compiler/lower.py``, ``TerminalCache.get``).
+
+Budgets count the states of the minimized automaton; the last try before a run of regular
+items is cut into pieces lets the subset construction pass through several times as many.
+Pieces cut from their quotes end almost anywhere, and every first mask inside them needs the
+parser at each byte: keeping a string whole is worth a larger construction.
+"""
+
+from __future__ import annotations
+
+import tokensieve as ts
+
+VOCAB = ts.Vocabulary([b"a", b'"', b"/", b":", b"<eos>"], eos_token_ids=[4], special_token_ids=[4])
+
+
+def test_a_uri_reference_string_is_one_terminal_with_its_quotes() -> None:
+    # Its subset construction passes 8,000 states on the way to about 1,300: under the
+    # old rule (budget = subset states) the quotes became terminals of their own and the
+    # URI's two alternatives two more, each accepting after nearly every byte.
+    grammar = ts.Compiler(VOCAB).json_schema({"type": "string", "format": "uri-reference"})
+    assert grammar.stats.terminals == 2  # the whitespace around the value, and the string
+
+
+def test_a_small_budget_still_cuts_the_string() -> None:
+    limits = ts.Limits(max_terminal_states=50)
+    grammar = ts.Compiler(VOCAB, limits=limits).json_schema({"type": "string", "format": "uri-reference"})
+    assert grammar.stats.terminals > 2
+    m = ts.Matcher(grammar)
+    assert m.accept_bytes(b'"a:/a"') and m.is_accepting()
+    assert not ts.Matcher(grammar).accept_bytes(b'"a b"')
