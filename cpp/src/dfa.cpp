@@ -16,6 +16,7 @@
 #include <array>
 #include <limits>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "tokensieve/error.hpp"
@@ -218,6 +219,14 @@ struct ByteClasses {
   std::vector<int32_t> node_set;  // per AST node: distinct set id, -1 for an empty set / non-leaf
 };
 
+struct ByteSetHash {
+  size_t operator()(const ByteSet& set) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (uint64_t w : set) h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+    return static_cast<size_t>(h ^ (h >> 32));
+  }
+};
+
 ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
   ByteClasses cls;
   cls.node_set.assign(ast.size(), -1);
@@ -225,7 +234,10 @@ ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
   // program is a union of them, so the refinement below works on intervals, not bytes.
   std::array<bool, 257> cut{};
   cut[0] = true;
-  std::vector<std::pair<ByteSet, int32_t>> sets;  // (set, node)
+  // Distinct sets by first appearance (a program repeats a few sets in hundreds of nodes: the
+  // characters of property names and their escapes).
+  std::vector<ByteSet> distinct;
+  std::unordered_map<ByteSet, int32_t, ByteSetHash> id_of;
   for (int32_t node = 0; node < ast.size(); ++node) {
     if (ast.op[node] != OP_BYTES) continue;
     ByteSet set{};
@@ -234,9 +246,11 @@ ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
       add_range(set, range[2 * i], range[2 * i + 1]);
       cut[range[2 * i]] = cut[range[2 * i + 1] + 1] = true;
     }
-    if (set != ByteSet{}) sets.emplace_back(set, node);
+    if (set == ByteSet{}) continue;
+    const auto [it, fresh] = id_of.try_emplace(set, static_cast<int32_t>(distinct.size()));
+    if (fresh) distinct.push_back(set);
+    cls.node_set[node] = it->second;
   }
-  std::sort(sets.begin(), sets.end());
   std::array<uint8_t, 256> first_byte;  // of each interval
   int32_t num_intervals = 0;
   for (int byte = 0; byte < 256; ++byte) {
@@ -246,12 +260,11 @@ ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
   // agree on membership in every set. Class ids are renumbered by first interval each round.
   std::array<uint8_t, 256> interval_class{};
   std::array<int16_t, 512> remap;
-  for (size_t i = 0; i < sets.size(); ++i) {
-    if (i > 0 && sets[i].first == sets[i - 1].first) continue;
+  for (const ByteSet& set : distinct) {
     std::fill(remap.begin(), remap.begin() + 2 * cls.count, int16_t{-1});
     int16_t fresh = 0;
     for (int32_t v = 0; v < num_intervals; ++v) {
-      int16_t& to = remap[2 * interval_class[v] + contains(sets[i].first, first_byte[v])];
+      int16_t& to = remap[2 * interval_class[v] + contains(set, first_byte[v])];
       if (to < 0) to = fresh++;
       interval_class[v] = static_cast<uint8_t>(to);
     }
@@ -261,21 +274,18 @@ ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
     if (v + 1 < num_intervals && first_byte[v + 1] == byte) ++v;
     cls.of[byte] = interval_class[v];
   }
+  // Each distinct set as the list of classes it covers.
   std::array<bool, 256> seen{};
-  for (size_t i = 0; i < sets.size(); ++i) {
-    if (i == 0 || sets[i].first != sets[i - 1].first) {
-      if (i > 0) cls.set_begin.push_back(static_cast<int32_t>(cls.set_classes.size()));
-      seen.fill(false);
-      for (int32_t v = 0; v < num_intervals; ++v) {
-        if (contains(sets[i].first, first_byte[v]) && !seen[interval_class[v]]) {
-          seen[interval_class[v]] = true;
-          cls.set_classes.push_back(interval_class[v]);
-        }
+  for (const ByteSet& set : distinct) {
+    seen.fill(false);
+    for (int32_t v = 0; v < num_intervals; ++v) {
+      if (contains(set, first_byte[v]) && !seen[interval_class[v]]) {
+        seen[interval_class[v]] = true;
+        cls.set_classes.push_back(interval_class[v]);
       }
     }
-    cls.node_set[sets[i].second] = static_cast<int32_t>(cls.set_begin.size()) - 1;
+    cls.set_begin.push_back(static_cast<int32_t>(cls.set_classes.size()));
   }
-  cls.set_begin.push_back(static_cast<int32_t>(cls.set_classes.size()));
   return cls;
 }
 
@@ -485,20 +495,12 @@ class SubsetBuilder {
     closure(&nfa_.start, 1);
     if (!set_.empty()) intern();
     for (int32_t d = 0; d < dfa_.num_states; ++d) {
-      // Group the targets of the state's byte-reading NFA states by class (a counting sort into
-      // targets_), then close each group: that closure is the DFA state reached on the class.
-      std::fill(class_end_.begin(), class_end_.end(), 0);
-      for_each_edge(d, [&](int32_t c, int32_t) { ++class_end_[c + 1]; });
-      for (int32_t c = 0; c < num_classes; ++c) class_end_[c + 1] += class_end_[c];
-      targets_.resize(class_end_[num_classes]);
-      for_each_edge(d, [&](int32_t c, int32_t to) { targets_[class_end_[c]++] = to; });
-      // Now class c's targets end at class_end_[c] and start where class c - 1's end.
-      // Neighbouring classes often have the same targets (all plain characters of a string
-      // body, say): then they share the previous class's closure.
+      // Group the targets of the state's byte-reading NFA states by class, then close each
+      // group: that closure is the DFA state reached on the class. Neighbouring classes often
+      // have the same targets (all plain characters of a string body, say): then they share
+      // the previous class's closure.
       int32_t prev_begin = 0, prev_end = 0, prev_target = Dfa::kDead;
-      for (int32_t c = 0; c < num_classes; ++c) {
-        const int32_t begin = c == 0 ? 0 : class_end_[c - 1], end = class_end_[c];
-        if (begin == end) continue;
+      auto step = [&](int32_t c, int32_t begin, int32_t end) {
         if (end - begin != prev_end - prev_begin ||
             !std::equal(targets_.begin() + begin, targets_.begin() + end, targets_.begin() + prev_begin)) {
           closure(targets_.data() + begin, end - begin);
@@ -509,6 +511,35 @@ class SubsetBuilder {
         if (prev_target != Dfa::kDead) {
           dfa_.edge_class.push_back(c);
           dfa_.edge_target.push_back(prev_target);
+        }
+      };
+      int32_t num_edges = 0;
+      for_each_edge(d, [&](int32_t, int32_t) { ++num_edges; });
+      if (4 * static_cast<int64_t>(num_edges) < num_classes) {
+        // Few edges for many classes (a key among 60 byte classes): sort the edges rather
+        // than count over every class.
+        pairs_.clear();
+        for_each_edge(d, [&](int32_t c, int32_t to) { pairs_.emplace_back(c, to); });
+        std::sort(pairs_.begin(), pairs_.end());
+        targets_.resize(pairs_.size());
+        for (size_t i = 0; i < pairs_.size(); ++i) targets_[i] = pairs_[i].second;
+        for (int32_t i = 0; i < num_edges;) {
+          int32_t j = i + 1;
+          while (j < num_edges && pairs_[j].first == pairs_[i].first) ++j;
+          step(pairs_[i].first, i, j);
+          i = j;
+        }
+      } else {
+        // A counting sort by class into targets_: class c's targets end at class_end_[c] and
+        // start where class c - 1's end.
+        std::fill(class_end_.begin(), class_end_.end(), 0);
+        for_each_edge(d, [&](int32_t c, int32_t) { ++class_end_[c + 1]; });
+        for (int32_t c = 0; c < num_classes; ++c) class_end_[c + 1] += class_end_[c];
+        targets_.resize(class_end_[num_classes]);
+        for_each_edge(d, [&](int32_t c, int32_t to) { targets_[class_end_[c]++] = to; });
+        for (int32_t c = 0; c < num_classes; ++c) {
+          const int32_t begin = c == 0 ? 0 : class_end_[c - 1], end = class_end_[c];
+          if (begin != end) step(c, begin, end);
         }
       }
       dfa_.edge_begin.push_back(static_cast<int32_t>(dfa_.edge_class.size()));
@@ -609,6 +640,7 @@ class SubsetBuilder {
   uint32_t epoch_ = 0;
   std::vector<int32_t> stack_, set_;
   std::vector<int32_t> class_end_, targets_;  // byte edges of the current state, by class
+  std::vector<std::pair<int32_t, int32_t>> pairs_;  // (class, target) when sorted instead
   std::vector<int32_t> set_data_, set_begin_{0};  // NFA-state sets of DFA states, concatenated
   std::vector<uint64_t> hashes_;
   std::vector<int32_t> table_;  // open addressing: DFA state ids, -1 = free

@@ -148,8 +148,13 @@ def _value_types(value: Any) -> frozenset[str]:
 _ORIGIN = "x-tokensieve-origin"  # id of the schema object a stripped copy was made from
 
 
-def _strip(loc: Location, *keys: str) -> Location:
+def _strip(conv: Converter, loc: Location, *keys: str) -> Location:
     stripped = {k: v for k, v in loc.schema.items() if k not in keys}
+    if _ORIGIN not in loc.schema:
+        # The id names the origin only while the origin lives: a copy can outlive a schema
+        # made during conversion, and a recycled id would then mark another schema's
+        # anyOf/oneOf as already distributed.
+        conv.keep_alive(loc.schema)
     stripped[_ORIGIN] = loc.schema.get(_ORIGIN, id(loc.schema))
     return loc.with_schema(stripped)
 
@@ -171,7 +176,7 @@ def conjunction_value(
             branches = loc.schema.get(key)
             if not isinstance(branches, list):
                 continue
-            rest = [*conj[:i], _strip(loc, key), *conj[i + 1 :]]
+            rest = [*conj[:i], _strip(conv, loc, key), *conj[i + 1 :]]
             mark = (loc.schema.get(_ORIGIN, id(loc.schema)), key)
             if mark in done:
                 return conjunction_value(conv, rest, width, done)

@@ -200,6 +200,10 @@ class Converter:
             return self.ref_rule(self.resolver.resolve_dynamic(dyn, loc))
         return composition.conjunction_value(self, composition.flatten(self, loc))
 
+    def keep_alive(self, schema: object) -> None:
+        """Keep ``schema`` alive for the conversion: its ``id`` names it in a memo or mark."""
+        self._keep_alive.append(schema)
+
     def ref_rule(self, target: Location) -> Expr:
         """A rule for a subschema (a ``$ref`` target...), made once; recursion refers back to it."""
         key = (id(target.schema), target.base)
