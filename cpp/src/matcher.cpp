@@ -35,6 +35,7 @@ void Matcher::start_chart() {
   items_.clear();
   scans_.clear();
   sets_.clear();
+  wait_index_.clear();
   history_.clear();
   terminated_ = false;
   work_ = 0;
@@ -48,6 +49,7 @@ void Matcher::reset() { start_chart(); }
 
 void Matcher::push_set() {
   sets_.push_back({static_cast<uint32_t>(items_.size()), static_cast<uint32_t>(scans_.size()), false, 0});
+  wait_index_.push_back(nullptr);
   ++stamp_;
   if (stamp_ == 0) {  // wrapped: clear stamps once every 4 billion sets
     std::fill(seen_stamp_.begin(), seen_stamp_.end(), 0);
@@ -61,6 +63,7 @@ void Matcher::truncate(size_t num_sets) {
   items_.resize(sets_[num_sets].items_begin);
   scans_.resize(sets_[num_sets].scans_begin);
   sets_.resize(num_sets);
+  wait_index_.resize(num_sets);
 }
 
 void Matcher::grow_seen() {
@@ -144,6 +147,18 @@ void Matcher::complete(int32_t lhs, uint32_t origin) {
   const CompiledGrammar& g = *grammar_;
   const uint32_t num_dotted = static_cast<uint32_t>(g.num_dotted());
   const size_t begin = sets_[origin].items_begin, end = sets_[origin + 1].items_begin;
+  if (end - begin >= kIndexedSetItems) {  // origin < top: the set is finished
+    const WaitIndex& index = wait_index(origin);
+    auto k = std::lower_bound(index.waiting.begin(), index.waiting.end(), std::pair<int32_t, uint32_t>(lhs, 0));
+    for (; k != index.waiting.end() && k->first == lhs; ++k) {
+      add_item(g.advance(item_dotted(items_[k->second])), item_origin(items_[k->second]));
+    }
+    for (uint32_t pos : index.dynamic) {
+      unordered_.advance(g, item_dotted(items_[pos]) - num_dotted, lhs, advance_scratch_);
+      for (uint32_t next : advance_scratch_) add_item(num_dotted + next, item_origin(items_[pos]));
+    }
+    return;
+  }
   for (size_t k = begin; k < end; ++k) {
     const uint32_t d2 = item_dotted(items_[k]);
     if (d2 < num_dotted) {
@@ -153,6 +168,25 @@ void Matcher::complete(int32_t lhs, uint32_t origin) {
     unordered_.advance(g, d2 - num_dotted, lhs, advance_scratch_);
     for (uint32_t next : advance_scratch_) add_item(num_dotted + next, item_origin(items_[k]));
   }
+}
+
+const Matcher::WaitIndex& Matcher::wait_index(uint32_t set) {
+  if (!wait_index_[set]) {
+    const CompiledGrammar& g = *grammar_;
+    const uint32_t num_dotted = static_cast<uint32_t>(g.num_dotted());
+    auto index = std::make_shared<WaitIndex>();
+    for (uint32_t k = sets_[set].items_begin; k < sets_[set + 1].items_begin; ++k) {
+      const uint32_t dotted = item_dotted(items_[k]);
+      if (dotted >= num_dotted) {
+        index->dynamic.push_back(k);
+      } else if (g.next_symbol(dotted) >= 0) {
+        index->waiting.emplace_back(g.next_symbol(dotted), k);
+      }
+    }
+    std::sort(index->waiting.begin(), index->waiting.end());
+    wait_index_[set] = std::move(index);
+  }
+  return *wait_index_[set];
 }
 
 // A dynamic item: predict what its state waits on; an `after` state that may finish

@@ -78,6 +78,15 @@ class Matcher {
     uint32_t num_sets;  // chart size before the entry
     bool eos;
   };
+  // The items of a finished set by the symbol they wait on, built when a completion first
+  // reaches a large set: completing otherwise scans every item of the origin set, and a
+  // left-linear rule system (a long pattern string) predicts thousands of them at its start.
+  struct WaitIndex {
+    std::vector<std::pair<int32_t, uint32_t>> waiting;  // (next symbol, item position), sorted
+    std::vector<uint32_t> dynamic;                        // positions of dynamic items
+  };
+  // Sets with at least this many items get a WaitIndex.
+  static constexpr size_t kIndexedSetItems = 48;
 
   void start_chart();
   void push_set();
@@ -86,6 +95,7 @@ class Matcher {
   void closure();
   // Advances the items of set `origin` that wait on nonterminal `lhs`, completed at the top set.
   void complete(int32_t lhs, uint32_t origin);
+  const WaitIndex& wait_index(uint32_t set);
   void close_dynamic(uint32_t state, uint32_t origin, uint32_t pos);
   void dedupe_scans();
   bool scan_byte(uint8_t byte);
@@ -103,6 +113,7 @@ class Matcher {
   std::vector<uint64_t> items_;
   std::vector<Scan> scans_;
   std::vector<Set> sets_;
+  std::vector<std::shared_ptr<const WaitIndex>> wait_index_;  // per set; null until built
   std::vector<HistoryEntry> history_;
   bool terminated_ = false;
   UnorderedTable unordered_;

@@ -178,7 +178,7 @@ class DFA:
         exactly one such DFA, the one :func:`dfa_from_expr` would build again.
         """
         expr = _regular_ir(self)
-        if expr is None:  # too many byte-level states: right-linear rules stay exact
+        if expr is None:  # too many byte-level states: left-linear rules stay exact
             return self.labeled().to_rules(grammar, hint)
         _remember(expr, self)
         return expr

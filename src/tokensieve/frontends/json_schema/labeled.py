@@ -3,7 +3,7 @@
 A :class:`LabeledGraph` is what :meth:`.automata.DFA.labeled` gives (edge labels are byte
 sets) or what a character-level automaton becomes once its labels are JSON spellings of
 characters (:mod:`.strings`). It turns into one regular expression by state elimination,
-into a byte-level :class:`~tokensieve.ir.Automaton`, or into right-linear rules.
+into a byte-level :class:`~tokensieve.ir.Automaton`, or into left-linear rules.
 """
 
 from __future__ import annotations
@@ -155,26 +155,40 @@ class LabeledGraph:
             return expr
         try:
             return self.to_automaton()
-        except OverflowError:  # too many byte-level states: right-linear rules stay exact
+        except OverflowError:  # too many byte-level states: left-linear rules stay exact
             return self.to_rules(grammar, hint)
 
     def to_rules(self, grammar: Grammar, hint: str) -> Ref:
-        """One rule per state (a right-linear grammar): exact, whatever the size."""
+        """One rule per state, plus one for the language: exact, whatever the size.
+
+        The grammar is left-linear: state t's rule derives the strings that lead from the
+        start to t (``P(t) ::= P(s) label`` per edge s -> t, and the empty string for the
+        start), and the language is the union of the accepting states' rules. For an Earley
+        parser every item of such a rule keeps the origin where the string began, so a step
+        costs the same at the 200th character as at the first. Right-linear rules
+        (``L(s) ::= label L(t)``) would leave one item per character read, and wherever the
+        string may end (an email address after its ``@``) every byte would complete that
+        whole chain: mask time grew with the position in the string.
+        """
         # One scan for a free prefix, then numbered states (Grammar.fresh_name scans from 1
         # each time: quadratic over thousands of states).
         prefix = grammar.fresh_name(f"{hint}_dfa")
         grammar.rules[prefix] = NOTHING
         names = []
-        for i in range(len(self.accept)):
+        for i in range(len(self.accept) + 1):  # the last one is the language's
             name = f"{prefix}_{i}"
             if name in grammar.rules:
                 name = grammar.fresh_name(name)
             grammar.rules[name] = NOTHING  # reserve the name
             names.append(name)
         del grammar.rules[prefix]  # only reserved the prefix while numbering
+        into: list[list[Expr]] = [[] for _ in self.accept]
+        into[0].append(EMPTY)
         for s, row in enumerate(self.edges):
-            options = [seq(label, Ref(names[t])) for t, label in row.items()]
-            if self.accept[s]:
-                options.append(EMPTY)
-            grammar.rules[names[s]] = alt(*options) if options else NOTHING
-        return Ref(names[0])
+            for t, label in row.items():
+                into[t].append(seq(Ref(names[s]), label))
+        for t, options in enumerate(into):
+            grammar.rules[names[t]] = alt(*options) if options else NOTHING
+        accepting = [Ref(names[t]) for t, accept in enumerate(self.accept) if accept]
+        grammar.rules[names[-1]] = alt(*accepting) if accepting else NOTHING
+        return Ref(names[-1])

@@ -253,7 +253,7 @@ def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], poi
     key = ("subtract", id(pos), id(neg), group)
     if key in conv.memo:
         return conv.memo[key][0]  # type: ignore[no-any-return]
-    refs = _has_ref(pos) or _has_ref(neg)  # right-linear rules: not a Difference operand
+    refs = _has_ref(pos) or _has_ref(neg)  # linear rules: not a Difference operand
     try:
         out = _subtract_here(conv, pos, neg, group, 20000 if refs else _MAX_PYTHON_STATES)
     except (OverflowError, NotRegular):  # too large here, or holding a Difference already

@@ -1,0 +1,43 @@
+"""Left-linear rule systems (``LabeledGraph.to_rules``) and large chart sets: engine == oracle.
+
+A string pattern with a length bound whose automaton is too large for the byte level becomes
+one rule per state, left-linear, so every item keeps the origin where the string began; the
+start of such a string predicts every rule, and completions into that set go through the
+matcher's index of items by the symbol they wait on (``Matcher::WaitIndex``, for sets of 48
+items and more). Here a cycle of 50 to 70 states over ``ab`` (accepting from a few on; a
+cycle, so that the rules are recursive and stay rules) sits between two ``c``s, sometimes
+inside recursion, with the three-letter vocabulary of the random grammar tests.
+"""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.differential.test_random_grammars import walk_and_compare
+from tokensieve.frontends.json_schema.labeled import LabeledGraph
+from tokensieve.ir import Alt, Bytes, Expr, Grammar, Ref, Seq, literal
+
+
+def chain_grammar(length: int, first_accepting: int, nested: bool) -> Grammar:
+    ab = Bytes.of([(97, 98)])
+    edges: list[dict[int, Expr]] = [{i + 1: ab} for i in range(length - 1)] + [{1: literal("b")}]
+    graph = LabeledGraph(edges, [i >= first_accepting for i in range(length)])
+    grammar = Grammar(start="root")
+    body = graph.to_rules(grammar, "chain")
+    inner = Seq((literal("c"), body, literal("c")))
+    grammar.rules["root"] = Alt((inner, Seq((literal("a"), Ref("root"))))) if nested else inner
+    return grammar
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    length=st.integers(50, 70),
+    first_accepting=st.integers(0, 5),
+    nested=st.booleans(),
+    choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=30),
+)
+def test_left_linear_chains_match_oracle(
+    length: int, first_accepting: int, nested: bool, choices: list[tuple[bool, int]]
+) -> None:
+    walk_and_compare(chain_grammar(length, first_accepting, nested), [(True, r) for _, r in choices])
