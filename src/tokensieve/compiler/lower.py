@@ -465,17 +465,39 @@ class _Lowering:
                 continue
             group = Seq(tuple(run[lo:hi]))
             self.keep_alive.append(group)  # the program memo is keyed by id()
-            # The last try before pieces that end anywhere: a larger budget and, unless a long
-            # bounded repetition is unrolled in it (its automaton is large anyway, and a
-            # counter takes it), room for the subset construction, which may overshoot the
+            # The last try before pieces that end anywhere: a larger budget and, unless a
+            # large bounded repetition is unrolled in it (its automaton is large anyway, and
+            # a counter takes it), room for the subset construction, which may overshoot the
             # minimal automaton many times (a `uri-reference` string: 8,000+ states on the
             # way to 1,309).
-            unrolled = _has_long_bounded_repeat(group, self.rules, self.limits.min_counted_repeat)
-            slack = 1 if unrolled else 8
+            slack = 1 if self.unrolls_large_repeat(group) else 8
             t = self.try_terminal(group, 4 * self.limits.max_terminal_states, subset_slack=slack)
             if t is not None:
                 return [*self.seq_symbols(tuple(run[:lo])), t, *self.seq_symbols(tuple(run[hi:]))]
         return None
+
+    def unrolls_large_repeat(self, expr: Expr) -> bool:
+        """Whether a bounded repetition in ``expr`` (rules followed) unrolls to more NFA
+        positions than a terminal's budget: a string's ``maxLength``, not whitespace's
+        ``{0,64}`` indentation."""
+        budget = self.limits.max_terminal_states
+        todo, seen = [expr], set()
+        while todo:
+            e = todo.pop()
+            if id(e) in seen:
+                continue
+            seen.add(id(e))
+            if isinstance(e, Ref):
+                todo.append(self.rule_body(e.name))
+            elif isinstance(e, Repeat):
+                if e.max is not None and self.nfa_size(e) > budget:
+                    return True
+                todo.append(e.item)
+            elif isinstance(e, (Seq, Alt)):
+                todo.extend(e.items)
+            elif isinstance(e, Difference):
+                todo.extend((e.left, e.right))
+        return False
 
     def special(self, token_id: int) -> int:
         t = self.special_terminal.get(token_id)
@@ -669,28 +691,6 @@ def _long_repeat(expr: Expr, rules: dict[str, Expr], at_least: int) -> bool:
     while isinstance(expr, Ref):
         expr = rules[expr.name]
     return isinstance(expr, Repeat) and (expr.min if expr.max is None else expr.max) >= at_least
-
-
-def _has_long_bounded_repeat(expr: Expr, rules: dict[str, Expr], at_least: int) -> bool:
-    """Whether a repetition with a finite maximum of at least ``at_least`` occurs in ``expr``
-    (rules followed; ``expr`` is regular, so they do not recurse)."""
-    todo, seen = [expr], set()
-    while todo:
-        e = todo.pop()
-        if id(e) in seen:
-            continue
-        seen.add(id(e))
-        if isinstance(e, Ref):
-            todo.append(rules[e.name])
-        elif isinstance(e, Repeat):
-            if e.max is not None and e.max >= at_least:
-                return True
-            todo.append(e.item)
-        elif isinstance(e, (Seq, Alt)):
-            todo.extend(e.items)
-        elif isinstance(e, Difference):
-            todo.extend((e.left, e.right))
-    return False
 
 
 def _is_atomic(expr: Expr, rules: dict[str, Expr]) -> bool:
