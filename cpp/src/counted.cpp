@@ -175,7 +175,7 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
 // and tick exactly when a character completes, which must bring D back to B.
 bool CountedTerminal::check_slice_counts_items() const {
   if (slice_ == nullptr || loop_->accepting(boundary_)) return false;
-  return slice_->all_plain_strings(boundary_, [this](int32_t d, uint8_t byte, bool completes) {
+  return slice_->all_plain_strings(boundary_, *loop_, [this](int32_t d, uint8_t byte, bool completes) {
     const int32_t d2 = loop_->next(d, byte);
     if (d2 == kDead || loop_->accepting(d2)) return kDead;
     if (ticks(d, byte) != completes || (completes && d2 != boundary_)) return kDead;

@@ -108,7 +108,7 @@ std::vector<uint32_t> TokenSlice::bits_up_to(uint32_t max_chars) const {
 
 bool TokenSlice::admitted_by(const Dfa& dfa, int32_t state) const {
   if (dfa.accepting(state)) return false;
-  return all_plain_strings(state, [&dfa](int32_t q, uint8_t byte, bool) {
+  return all_plain_strings(state, dfa, [&dfa](int32_t q, uint8_t byte, bool) {
     const int32_t q2 = dfa.next(q, byte);
     return q2 == Dfa::kDead || dfa.accepting(q2) ? Dfa::kDead : q2;
   });

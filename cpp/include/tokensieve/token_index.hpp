@@ -46,10 +46,11 @@ class TokenSlice {
   bool admitted_by(const Dfa& dfa, int32_t state) const;
   // Explores the product of P's automaton with another automaton from (P's start, `start`):
   // `step(state, byte, completes)` gives the other's state after a byte P can read (`completes`:
-  // the byte ends a character of P), or Dfa::kDead to fail the check. True when no reachable
-  // pair fails; false past kMaxPairs pairs too (the work stays bounded).
+  // the byte ends a character of P), or Dfa::kDead to fail the check; `step` must treat bytes of
+  // one byte class of `other` alike. True when no reachable pair fails; false past kMaxPairs
+  // pairs too (the work stays bounded).
   template <class Step>
-  bool all_plain_strings(int32_t start, Step step) const;
+  bool all_plain_strings(int32_t start, const Dfa& other, Step step) const;
 
  private:
   std::shared_ptr<const Vocabulary> vocab_;
@@ -61,10 +62,22 @@ class TokenSlice {
 };
 
 template <class Step>
-bool TokenSlice::all_plain_strings(int32_t start, Step step) const {
+bool TokenSlice::all_plain_strings(int32_t start, const Dfa& other, Step step) const {
   constexpr size_t kMaxPairs = 4096;
   const Dfa& p = *plain_;
   if (p.start() == Dfa::kDead) return false;
+  // One byte per pair of byte classes (P's, the other automaton's): bytes of one pair step
+  // both automata alike, and there are a few dozen pairs, not 256 bytes.
+  std::vector<uint8_t> bytes;
+  std::vector<uint8_t> seen_pair(static_cast<size_t>(p.num_classes()) * other.num_classes(), 0);
+  for (int b = 0; b < 256; ++b) {
+    const auto byte = static_cast<uint8_t>(b);
+    uint8_t& seen = seen_pair[static_cast<size_t>(p.class_of(byte)) * other.num_classes() + other.class_of(byte)];
+    if (!seen) {
+      seen = 1;
+      bytes.push_back(byte);
+    }
+  }
   auto key = [](int32_t a, int32_t q) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(q); };
   std::vector<std::pair<int32_t, int32_t>> todo = {{p.start(), start}};
   // A hash set: the check runs up to kMaxPairs pairs on a first mask (a long bounded string
@@ -73,8 +86,7 @@ bool TokenSlice::all_plain_strings(int32_t start, Step step) const {
   while (!todo.empty()) {
     auto [a, q] = todo.back();
     todo.pop_back();
-    for (int b = 0; b < 256; ++b) {
-      const auto byte = static_cast<uint8_t>(b);
+    for (const uint8_t byte : bytes) {
       const int32_t a2 = p.next(a, byte);
       if (a2 == Dfa::kDead) continue;
       const int32_t q2 = step(q, byte, p.accepting(a2));
