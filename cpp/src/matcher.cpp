@@ -153,9 +153,10 @@ void Matcher::complete(int32_t lhs, uint32_t origin) {
     for (; k != index.waiting.end() && k->first == lhs; ++k) {
       add_item(g.advance(item_dotted(items_[k->second])), item_origin(items_[k->second]));
     }
-    for (uint32_t pos : index.dynamic) {
-      unordered_.advance(g, item_dotted(items_[pos]) - num_dotted, lhs, advance_scratch_);
-      for (uint32_t next : advance_scratch_) add_item(num_dotted + next, item_origin(items_[pos]));
+    auto d = std::lower_bound(index.dynamic.begin(), index.dynamic.end(), std::pair<int32_t, uint32_t>(lhs, 0));
+    for (; d != index.dynamic.end() && d->first == lhs; ++d) {
+      unordered_.advance(g, item_dotted(items_[d->second]) - num_dotted, lhs, advance_scratch_);
+      for (uint32_t next : advance_scratch_) add_item(num_dotted + next, item_origin(items_[d->second]));
     }
     return;
   }
@@ -175,15 +176,18 @@ const Matcher::WaitIndex& Matcher::wait_index(uint32_t set) {
     const CompiledGrammar& g = *grammar_;
     const uint32_t num_dotted = static_cast<uint32_t>(g.num_dotted());
     auto index = std::make_shared<WaitIndex>();
+    std::vector<int32_t> expected;  // not expected_scratch_: a caller may be iterating it
     for (uint32_t k = sets_[set].items_begin; k < sets_[set + 1].items_begin; ++k) {
       const uint32_t dotted = item_dotted(items_[k]);
-      if (dotted >= num_dotted) {
-        index->dynamic.push_back(k);
+      if (dotted >= num_dotted) {  // advances only on a symbol its Unordered state expects
+        unordered_.expected(g, dotted - num_dotted, expected);
+        for (int32_t sym : expected) index->dynamic.emplace_back(sym, k);
       } else if (g.next_symbol(dotted) >= 0) {
         index->waiting.emplace_back(g.next_symbol(dotted), k);
       }
     }
     std::sort(index->waiting.begin(), index->waiting.end());
+    std::sort(index->dynamic.begin(), index->dynamic.end());
     wait_index_[set] = std::move(index);
   }
   return *wait_index_[set];
@@ -309,18 +313,30 @@ void Matcher::compute_mask(uint32_t* words, size_t needed) {
   }
 
   // Tokens that stay inside a terminal come from its per-state index; tokens that end it
-  // part-way are judged by completing the terminal once and walking their suffixes.
+  // part-way are judged by completing the terminal once and walking their suffixes. Scans in
+  // one terminal state share the index entry, so one walk from a set holding all their
+  // completions judges their suffixes together (at a JSON value under a oneOf of objects,
+  // hundreds of scans wait in the whitespace terminal's start state).
   const size_t scans_end = scans_.size();
+  auto& order = scan_order_;
+  order.clear();
+  for (size_t k = sets_.back().scans_begin; k < scans_end; ++k) {
+    if (scans_[k].state >= 0) order.push_back(k);
+  }
+  std::sort(order.begin(), order.end(), [this](size_t a, size_t b) {
+    return std::pair(scans_[a].terminal, scans_[a].state) < std::pair(scans_[b].terminal, scans_[b].state);
+  });
   work_ = 0;
   try {
-    for (size_t k = sets_.back().scans_begin; k < scans_end; ++k) {
-      const Scan s = scans_[k];
-      if (s.state < 0) continue;
+    for (size_t i = 0, j = 0; i < order.size(); i = j) {
+      const Scan s = scans_[order[i]];
+      j = i + 1;
+      while (j < order.size() && scans_[order[j]].terminal == s.terminal && scans_[order[j]].state == s.state) ++j;
       std::shared_ptr<const StateTokens> entry = grammar_->terminal(s.terminal).tokens(s.state);
       entry->or_inside(words);
       if (!entry->suffix_groups && entry->boundary_nodes.empty()) continue;
       push_set();
-      add_item(grammar_->advance(s.dotted), s.origin);
+      for (size_t g = i; g < j; ++g) add_item(grammar_->advance(scans_[order[g]].dotted), scans_[order[g]].origin);
       closure();
       dedupe_scans();
       if (scans_.size() > sets_.back().scans_begin) {

@@ -83,7 +83,7 @@ class Matcher {
   // left-linear rule system (a long pattern string) predicts thousands of them at its start.
   struct WaitIndex {
     std::vector<std::pair<int32_t, uint32_t>> waiting;  // (next symbol, item position), sorted
-    std::vector<uint32_t> dynamic;                        // positions of dynamic items
+    std::vector<std::pair<int32_t, uint32_t>> dynamic;  // (a symbol the item expects, position), sorted
   };
   // Sets with at least this many items get a WaitIndex.
   static constexpr size_t kIndexedSetItems = 48;
@@ -121,6 +121,7 @@ class Matcher {
   std::vector<uint32_t> advance_scratch_;
   std::vector<std::pair<uint64_t, uint64_t>> signature_scratch_;
   std::vector<size_t> signature_stack_;
+  std::vector<size_t> scan_order_;  // compute_mask: the top set's scans grouped by terminal state
 
   // Per-set duplicate detection: open addressing with generation stamps (no clearing).
   std::vector<uint64_t> seen_keys_;
