@@ -35,9 +35,10 @@ def chain_grammar(length: int, first_accepting: int, nested: bool) -> Grammar:
     length=st.integers(50, 70),
     first_accepting=st.integers(0, 5),
     nested=st.booleans(),
-    choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=30),
+    picks=st.lists(st.integers(0, 10**6), max_size=30),
 )
 def test_left_linear_chains_match_oracle(
-    length: int, first_accepting: int, nested: bool, choices: list[tuple[bool, int]]
+    length: int, first_accepting: int, nested: bool, picks: list[int]
 ) -> None:
-    walk_and_compare(chain_grammar(length, first_accepting, nested), [(True, r) for _, r in choices])
+    # Always an allowed token: the walk gets deep into the chain, where completions happen.
+    walk_and_compare(chain_grammar(length, first_accepting, nested), [(True, r) for r in picks])

@@ -22,7 +22,6 @@ from .native_vocab import native_vocabulary, string_slice
 __all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
 
 
-
 @dataclass(frozen=True)
 class GrammarStats:
     """What compiling one grammar produced and cost."""
@@ -111,10 +110,10 @@ class TerminalCache:
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, program: list[int], max_states: int, subset_cap: int | None = None) -> Any:
+    def get(self, program: list[int], max_states: int, subset_cap: int) -> Any:
         """The DfaTokenIndex for ``program``, or None when its minimized DFA exceeds
-        ``max_states`` or its subset construction ``subset_cap`` (default: ``max_states``)."""
-        subset_cap = max(max_states, subset_cap or max_states)
+        ``max_states`` or its subset construction ``subset_cap`` (at least ``max_states``:
+        the lowering decides the slack, see ``_Lowering.try_terminal``)."""
 
         def build() -> Any:
             try:
