@@ -51,6 +51,7 @@ from tokensieve.ir import (
     Grammar,
     Ref,
     Repeat,
+    Seam,
     Seq,
     Special,
     Unordered,
@@ -139,6 +140,8 @@ def to_cfg(grammar: Grammar) -> CFG:
             result = _unordered(expr, symbol, new_nt, cfg)
         elif isinstance(expr, Difference):
             result = _difference(expr, grammar.rules, new_nt, cfg)
+        elif isinstance(expr, Seam):
+            result = new_nt([()])  # the empty string
         else:
             raise TypeError(f"not an IR expression: {expr!r}")
         memo[id(expr)] = result
@@ -215,6 +218,8 @@ class _EpsilonNFA:
             self.eps[cur].append(b)
         elif isinstance(expr, Ref):
             self.add(self.rules[expr.name], a, b, depth + 1)
+        elif isinstance(expr, Seam):
+            self.eps[a].append(b)
         elif isinstance(expr, Automaton):
             inner = [self.state() for _ in expr.states]
             self.eps[a].append(inner[0])

@@ -13,6 +13,7 @@ expression (:data:`Expr`) over **bytes**:
 ``Automaton(states)``  a regular language given as a finite automaton over bytes
 ``Unordered(...)``     items in any order, each at most once, between separators
 ``Difference(l, r)``   the strings of regular ``l`` that are not strings of regular ``r``
+``Seam()``             the empty string, marking a good place for the compiler to cut
 =====================  ==========================================================
 
 Front-ends never decide what is a "lexeme": the compiler finds the regular parts of
@@ -38,8 +39,10 @@ __all__ = [
     "Expr",
     "Grammar",
     "NOTHING",
+    "SEAM",
     "Ref",
     "Repeat",
+    "Seam",
     "Seq",
     "Special",
     "Unordered",
@@ -189,7 +192,22 @@ class Difference:
     right: Expr
 
 
-Expr = Bytes | Seq | Alt | Repeat | Ref | Special | Automaton | Unordered | Difference
+@dataclass(frozen=True)
+class Seam:
+    """The empty string, as an item of a :class:`Seq`: a hint that the compiler should end one
+    terminal here and start another, because the pieces on either side recur elsewhere.
+
+    A JSON object member ``"key" ws ":" ws value`` has a seam after its key: the key is
+    particular to one schema, while ``ws ":" ws "string"`` recurs in every schema, so its
+    automaton and token index are built once per process instead of once per member. The
+    language never changes; a seam nested inside a part that becomes one terminal anyway is
+    ignored.
+    """
+
+
+Expr = Bytes | Seq | Alt | Repeat | Ref | Special | Automaton | Unordered | Difference | Seam
+
+SEAM: Expr = Seam()
 
 EMPTY: Expr = Seq(())
 NOTHING: Expr = Alt(())

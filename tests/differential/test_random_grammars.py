@@ -1,8 +1,9 @@
 """Hypothesis-generated grammars and inputs: engine masks == oracle masks, token for token.
 
 Grammars are random IR over a three-letter alphabet with recursion, nullable rules, left
-recursion, bounded and unbounded repetition, ``Unordered`` item sets, special tokens; the vocabulary is every
-string of one to three letters plus specials, so token boundaries fall everywhere.
+recursion, bounded and unbounded repetition, ``Unordered`` item sets, special tokens, seams; the
+vocabulary is every string of one to three letters plus specials, so token boundaries fall
+everywhere.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from hypothesis import strategies as st
 from tests.oracle import Oracle
 from tokensieve import EmptyLanguageError, NoTokenAllowed
 from tokensieve.compiler import Compiler
-from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
+from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seam, Seq, Special, Unordered
 from tokensieve.limits import Limits
 from tokensieve.matcher import Matcher
 from tokensieve.vocabulary import Vocabulary
@@ -60,7 +61,7 @@ def exprs() -> st.SearchStrategy[Expr]:
         byte_sets(),
         byte_sets(),
         st.sampled_from(RULES).map(Ref),
-        st.sampled_from([Seq(()), Alt(()), Special(SPECIAL)]),
+        st.sampled_from([Seq(()), Alt(()), Special(SPECIAL), Seam()]),
         automata(),
     )
 

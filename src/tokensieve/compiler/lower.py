@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GrammarSyntaxError, LimitExceeded
-from ..ir import Alt, Automaton, Bytes, Difference, Expr, Grammar, Ref, Repeat, Seq, Special, Unordered
+from ..ir import Alt, Automaton, Bytes, Difference, Expr, Grammar, Ref, Repeat, Seam, Seq, Special, Unordered
 from ..limits import Limits
 
 __all__ = ["LoweredGrammar", "lower", "regex_program"]
@@ -167,6 +167,9 @@ def _emit(
         out.append(OP_DIFFERENCE)
         uses_rules = _emit(expr.left, rules, out, memo)
         uses_rules |= _emit(expr.right, rules, out, memo)
+    elif isinstance(expr, Seam):  # inside one terminal a seam is just the empty string
+        out.append(OP_SEQ)
+        out.append(0)
     else:
         raise TypeError(f"not a regular expression: {expr!r}")
     program = out[start:]
@@ -279,7 +282,7 @@ class _Lowering:
         if hit is not None:
             return hit
         self.keep_alive.append(expr)
-        if isinstance(expr, (Bytes, Automaton)) or _SHARED.get(expr) is not None:
+        if isinstance(expr, (Bytes, Automaton, Seam)) or _SHARED.get(expr) is not None:
             result = True  # a shared node has a program: it is regular
         elif isinstance(expr, (Special, Unordered)):
             result = False  # Unordered is regular in theory, but its automaton has 2^n states
@@ -341,6 +344,8 @@ class _Lowering:
             size = len(expr.states) + sum(len(edges) for _, edges in expr.states)
         elif isinstance(expr, Difference):
             size = self.nfa_size(expr.left) + self.nfa_size(expr.right)
+        elif isinstance(expr, Seam):
+            size = 0
         else:
             size = 1
         self.size_memo[key] = size
@@ -527,8 +532,11 @@ class _Lowering:
         return result
 
     def _symbols(self, expr: Expr) -> list[int]:
-        if isinstance(expr, Seq) and not expr.items:
+        if isinstance(expr, Seam) or (isinstance(expr, Seq) and not expr.items):
             return []
+        seamed = self.seamed(expr) if self.is_regular(expr) else None
+        if seamed is not None:
+            return self.seq_symbols(seamed.items)  # not one terminal: cut at the seams
         if self.is_regular(expr):
             # A long repetition is cheaper with a counter even when its automaton would fit:
             # the unrolled automaton has a state, and so a token-index entry, per position.
@@ -558,11 +566,22 @@ class _Lowering:
             )
         return [self.expr_symbol(expr)]
 
+    def seamed(self, expr: Expr) -> Seq | None:
+        """The sequence a regular ``expr`` stands for (rules followed: none is recursive) when
+        it has a seam, else None."""
+        while isinstance(expr, Ref):
+            expr = self.rule_body(expr.name)
+        if isinstance(expr, Seq) and any(isinstance(it, Seam) for it in expr.items):
+            return expr
+        return None
+
     def seq_symbols(self, items: tuple[Expr, ...]) -> list[int]:
         """A sequence: each maximal run of regular items becomes one terminal when it fits.
 
         Front-ends flatten sequences (``"key" ws ":" ws value``), so without grouping every
-        piece of a key would be its own terminal and end at every character.
+        piece of a key would be its own terminal and end at every character. A :class:`Seam`
+        ends a run: the runs on either side become separate terminals, each reusable where
+        it recurs.
         """
         out: list[int] = []
         run: list[Expr] = []
@@ -592,7 +611,9 @@ class _Lowering:
             run.clear()
 
         for it in items:
-            if self.is_regular(it):
+            if isinstance(it, Seam):
+                flush()
+            elif self.is_regular(it):
                 run.append(it)
             else:
                 flush()

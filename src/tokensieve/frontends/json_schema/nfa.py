@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...ir import Alt, Automaton, Bytes, Difference, Expr, Ref, Repeat, Seq, Special, Unordered
+from ...ir import Alt, Automaton, Bytes, Difference, Expr, Ref, Repeat, Seam, Seq, Special, Unordered
 
 __all__ = ["NFA", "Edge", "Fragment", "NotRegular", "split_targets"]
 
@@ -85,6 +85,8 @@ class NFA:
                 cur = nxt
             if not expr.items:
                 self.eps[start].append(end)
+        elif isinstance(expr, Seam):
+            self.eps[start].append(end)
         elif isinstance(expr, Alt):
             for item in expr.items:
                 self.add(item, start, end)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import EMPTY, NOTHING, Alt, Difference, Expr, Repeat, Seq, Unordered, alt, literal, seq
+from ...ir import EMPTY, NOTHING, SEAM, Alt, Difference, Expr, Repeat, Seq, Unordered, alt, literal, seq
 from ..json_value import json_string
 from . import composition
 from .keywords import count_keyword
@@ -112,8 +112,11 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
 
 def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
     """``key : value`` as a rule of its own: member lists mention each member in many places
-    (every optional tail, every any-order state), and a reference is cheap to repeat."""
-    return conv.grammar.add(conv.fresh_name("member"), seq(key, conv.ws, literal(":"), conv.ws, value))
+    (every optional tail, every any-order state), and a reference is cheap to repeat.
+
+    A seam after the key lets the compiler keep the key's automaton apart from
+    ``ws : ws value``, which recurs across members and schemas and so is built once."""
+    return conv.grammar.add(conv.fresh_name("member"), seq(key, SEAM, conv.ws, literal(":"), conv.ws, value))
 
 
 def _subschema(loc: Location, key: str, *path: str) -> Location:

@@ -1,0 +1,93 @@
+"""Seams (``ir.Seam``): where the lowering cuts a regular sequence into separate terminals.
+
+A JSON object member ``"key" ws ":" ws value`` has a seam after its key, so the part after it
+is one automaton for every member with that value, in every schema: a second schema with new
+property names builds automata for its keys only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import tokensieve as ts
+from tokensieve.compiler.compiled import TerminalCache
+from tokensieve.compiler.lower import lower
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.ir import SEAM, Grammar, Ref, alt, literal, seq
+
+VOCAB = ts.Vocabulary([b"a", b"b", b"ab", b"ba", b"<eos>"], eos_token_ids=[4], special_token_ids=[4])
+
+
+class _Recorder:
+    """A terminal builder that remembers the programs it was asked for."""
+
+    def __init__(self, cache: TerminalCache) -> None:
+        self.cache = cache
+        self.programs: list[tuple[int, ...]] = []
+
+    def __call__(self, program: list[int], max_states: int, subset_cap: int) -> Any:
+        self.programs.append(tuple(program))
+        return self.cache.get(program, max_states, subset_cap)
+
+
+def _lower(grammar: Grammar, limits: ts.Limits | None = None) -> tuple[Any, _Recorder]:
+    limits = limits or ts.Limits()
+    cache = TerminalCache(VOCAB, limits)
+    recorder = _Recorder(cache)
+    return lower(grammar, recorder, limits, cache.get_counted), recorder
+
+
+def test_a_seam_cuts_a_regular_sequence_in_two_terminals() -> None:
+    whole = Grammar(rules={"root": seq(literal("ab"), literal("ba"))})
+    cut = Grammar(rules={"root": seq(literal("ab"), SEAM, literal("ba"))})
+    assert len(_lower(whole)[0].terminals) == 1
+    assert len(_lower(cut)[0].terminals) == 2
+
+
+def test_a_seam_behind_a_rule_reference_cuts_too() -> None:
+    grammar = Grammar(rules={"root": Ref("m"), "m": seq(literal("ab"), SEAM, literal("b"))})
+    lowered, _ = _lower(grammar)
+    assert len(lowered.terminals) == 2
+
+
+def test_a_seam_only_cuts_the_sequence_it_is_an_item_of() -> None:
+    # Hints, not boundaries: inside a larger regular sequence the rule is inlined whole.
+    member = seq(literal("ab"), SEAM, literal("b"))
+    grammar = Grammar(rules={"root": seq(Ref("m"), literal("a")), "m": member})
+    lowered, _ = _lower(grammar)
+    assert len(lowered.terminals) == 1
+
+
+def test_a_seam_inside_an_alternative_is_the_empty_string() -> None:
+    seamed = seq(literal("b"), SEAM, literal("a"))
+    grammar = Grammar(rules={"root": seq(literal("a"), alt(seamed, literal("bb")))})
+    lowered, _ = _lower(grammar)
+    assert len(lowered.terminals) == 1  # the alternation is one automaton; the seam is ignored in it
+    compiled = ts.Compiler(VOCAB).grammar(grammar)
+    for text, ok in ((b"aba", True), (b"abb", True), (b"ab", False), (b"aab", False)):
+        m = ts.Matcher(compiled)
+        assert (m.accept_bytes(text) and m.is_accepting()) == ok, text
+
+
+def test_member_values_share_one_automaton_across_schemas() -> None:
+    cache = TerminalCache(VOCAB, ts.Limits())
+    recorder = _Recorder(cache)
+
+    def members(names: list[str]) -> None:
+        schema = {"type": "object", "properties": {n: {"type": "string"} for n in names}}
+        grammar = json_schema_to_grammar(schema, property_order="any")
+        lower(grammar, recorder, ts.Limits(), cache.get_counted)
+
+    members(["alpha", "beta"])
+    first = set(recorder.programs)
+    recorder.programs.clear()
+    members(["gamma", "delta"])
+    second = set(recorder.programs)
+    colon = (0, 1, ord(":"), ord(":"))  # OP_BYTES, one range, ':'..':'
+
+    def has_colon(program: tuple[int, ...]) -> bool:
+        return any(program[i : i + 4] == colon for i in range(len(program)))
+
+    # `ws ":" ws "string"` is the same automaton in both schemas; only keys are new.
+    assert any(has_colon(p) for p in first & second)
+    assert not any(has_colon(p) for p in second - first)
