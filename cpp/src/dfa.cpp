@@ -800,16 +800,18 @@ Partition minimize(const RawDfa& dfa, int32_t num_classes) {
 
 namespace {
 
+// Program end of a node: the start of the node after its last descendant.
+size_t program_end(const Ast& ast, int32_t node, size_t length) {
+  while (ast.kid_count[node] > 0) node = ast.kid(node, ast.kid_count[node] - 1);
+  return node + 1 < ast.size() ? static_cast<size_t>(ast.at[node + 1]) : length;
+}
+
 // The program with every outermost OP_DIFFERENCE replaced by its product automaton (inner
 // ones are handled when the operands are built), or empty when there is none.
 std::vector<int32_t> expand_differences(const Ast& ast, const int32_t* program, size_t length,
                                         const DfaLimits& limits) {
   if (std::find(ast.op.begin(), ast.op.end(), OP_DIFFERENCE) == ast.op.end()) return {};
-  // Program end of a node: the start of the node after its last descendant.
-  auto end_of = [&](int32_t node) {
-    while (ast.kid_count[node] > 0) node = ast.kid(node, ast.kid_count[node] - 1);
-    return node + 1 < ast.size() ? static_cast<size_t>(ast.at[node + 1]) : length;
-  };
+  auto end_of = [&](int32_t node) { return program_end(ast, node, length); };
   std::vector<int32_t> out;
   size_t copied = 0;
   for (int32_t node = 0; node < ast.size(); ++node) {
@@ -826,35 +828,12 @@ std::vector<int32_t> expand_differences(const Ast& ast, const int32_t* program, 
   return out;
 }
 
-}  // namespace
-
-Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
-  const Ast ast = parse_program(program, length);
-  const std::vector<int32_t> expanded = expand_differences(ast, program, length, limits);
-  if (!expanded.empty()) return build_dfa(expanded.data(), expanded.size(), limits);
-  ByteClasses cls = compute_classes(ast, program);
-  const int32_t num_classes = cls.count;
-
-  const std::vector<uint64_t> sizes = nfa_sizes(ast);
-  const uint64_t nfa_states = sat_add(sizes[0], 1);  // + the accepting state
-  const uint64_t nfa_limit = static_cast<uint64_t>(std::clamp<int64_t>(
-      limits.max_nfa_states, 0, std::numeric_limits<int32_t>::max() - 1));
-  if (nfa_states > nfa_limit) {
-    throw Error(ErrorKind::LimitExceeded,
-                "regex NFA needs " +
-                    (nfa_states >= kSizeCap ? std::string("more than 2^62")
-                                            : std::to_string(nfa_states)) +
-                    " states (bounded repetitions are unrolled), over max_nfa_states (" +
-                    std::to_string(limits.max_nfa_states) + ")",
-                "max_nfa_states");
-  }
-  const Nfa nfa = build_nfa(ast, program, cls, sizes, static_cast<size_t>(nfa_states));
-  RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();
-
+// Steps 5 to 7 on an automaton whose state 0 starts: trim, minimize, renumber.
+Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes) {
   // Trim: keep live states, numbered densely in their old order, and the edges between them.
   const std::vector<uint8_t> live = co_reachable(raw);
   if (raw.num_states == 0 || !live[0]) {
-    return Dfa(num_classes, std::move(cls.of), {}, {}, Dfa::kDead);
+    return Dfa(num_classes, std::move(class_of), {}, {}, Dfa::kDead);
   }
   std::vector<int32_t> dense(raw.num_states, Dfa::kDead);
   RawDfa trimmed;
@@ -896,7 +875,54 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
       out_trans[q * num_classes + trimmed.edge_class[e]] = order[tb];
     }
   }
-  return Dfa(num_classes, std::move(cls.of), std::move(out_trans), std::move(out_accepting), 0);
+  return Dfa(num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
+}
+
+// A program that is one OP_DIFFERENCE (a JSON object's "any other key"): the product of the
+// operands' DFAs is finished directly instead of being re-encoded and built again.
+Dfa build_difference(const Ast& ast, const int32_t* program, size_t length, const DfaLimits& limits) {
+  auto end_of = [&](int32_t node) { return program_end(ast, node, length); };
+  const int32_t left = ast.kid(0, 0), right = ast.kid(0, 1);
+  const size_t left_at = static_cast<size_t>(ast.at[left]), right_at = static_cast<size_t>(ast.at[right]);
+  const Dfa l = build_dfa(program + left_at, end_of(left) - left_at, limits);
+  const Dfa r = build_dfa(program + right_at, end_of(right) - right_at, limits);
+  DifferenceProduct product = difference_product(l, r, std::max(limits.max_dfa_states, 0));
+  RawDfa raw;
+  raw.num_states = product.num_states();
+  raw.edge_begin = std::move(product.edge_begin);
+  raw.edge_class = std::move(product.edge_class);
+  raw.edge_target = std::move(product.edge_target);
+  raw.accepting = std::move(product.accepting);
+  const int32_t num_classes = product.num_classes();
+  return finish(std::move(raw), std::move(product.class_of), num_classes);
+}
+
+}  // namespace
+
+Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
+  const Ast ast = parse_program(program, length);
+  if (ast.size() > 0 && ast.op[0] == OP_DIFFERENCE) return build_difference(ast, program, length, limits);
+  const std::vector<int32_t> expanded = expand_differences(ast, program, length, limits);
+  if (!expanded.empty()) return build_dfa(expanded.data(), expanded.size(), limits);
+  ByteClasses cls = compute_classes(ast, program);
+  const int32_t num_classes = cls.count;
+
+  const std::vector<uint64_t> sizes = nfa_sizes(ast);
+  const uint64_t nfa_states = sat_add(sizes[0], 1);  // + the accepting state
+  const uint64_t nfa_limit = static_cast<uint64_t>(std::clamp<int64_t>(
+      limits.max_nfa_states, 0, std::numeric_limits<int32_t>::max() - 1));
+  if (nfa_states > nfa_limit) {
+    throw Error(ErrorKind::LimitExceeded,
+                "regex NFA needs " +
+                    (nfa_states >= kSizeCap ? std::string("more than 2^62")
+                                            : std::to_string(nfa_states)) +
+                    " states (bounded repetitions are unrolled), over max_nfa_states (" +
+                    std::to_string(limits.max_nfa_states) + ")",
+                "max_nfa_states");
+  }
+  const Nfa nfa = build_nfa(ast, program, cls, sizes, static_cast<size_t>(nfa_states));
+  RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();
+  return finish(std::move(raw), std::move(cls.of), num_classes);
 }
 
 }  // namespace tokensieve

@@ -1,6 +1,8 @@
-// L(left) \ L(right) as an OP_AUTOMATON program fragment: the product of the two DFAs.
+// L(left) \ L(right): the product of the two DFAs, as an automaton or an OP_AUTOMATON fragment.
+#include <algorithm>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "tokensieve/dfa.hpp"
@@ -8,14 +10,37 @@
 
 namespace tokensieve {
 
-void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out) {
-  if (left.start() == Dfa::kDead) {  // empty language: an alternation of nothing
-    out.push_back(OP_ALT);
-    out.push_back(0);
-    return;
+DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t max_states) {
+  DifferenceProduct product;
+  // Joint classes: bytes that fall in one class of both DFAs have the same edges in every
+  // product state, so the product steps once per joint class, not per byte ("any JSON string
+  // but these keys": ~40 joint classes instead of 256 bytes).
+  product.class_of.resize(256);
+  std::vector<uint8_t> rep;  // one byte of each joint class
+  std::vector<int32_t> id(static_cast<size_t>(left.num_classes()) * right.num_classes(), -1);
+  for (int b = 0; b < 256; ++b) {
+    const auto byte = static_cast<uint8_t>(b);
+    int32_t& j = id[static_cast<size_t>(left.class_of(byte)) * right.num_classes() + right.class_of(byte)];
+    if (j < 0) {
+      j = static_cast<int32_t>(rep.size());
+      rep.push_back(byte);
+      product.class_ranges.emplace_back();
+    }
+    product.class_of[b] = static_cast<uint8_t>(j);
+    std::vector<int32_t>& r = product.class_ranges[j];
+    if (!r.empty() && r.back() == b - 1) {
+      r.back() = b;
+    } else {
+      r.push_back(b);
+      r.push_back(b);
+    }
   }
+  if (left.start() == Dfa::kDead) return product;
+
   // Product states (l, r), r = kDead once `right` can no longer match; numbered breadth-first.
-  auto key = [](int32_t l, int32_t r) { return (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r); };
+  auto key = [](int32_t l, int32_t r) {
+    return (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
+  };
   std::unordered_map<uint64_t, int32_t> index;
   std::vector<std::pair<int32_t, int32_t>> states;
   auto state_of = [&](int32_t l, int32_t r) {
@@ -32,55 +57,72 @@ void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, st
     return it->second;
   };
   state_of(left.start(), right.start());
-  struct Edge {
-    int32_t target;
-    std::vector<int32_t> ranges;  // lo, hi pairs
-  };
-  std::vector<std::vector<Edge>> edges;
   for (size_t s = 0; s < states.size(); ++s) {
     const auto [l, r] = states[s];
-    std::vector<Edge> row;
-    int32_t prev_target = Dfa::kDead;
-    for (int b = 0; b < 256; ++b) {
-      const int32_t l2 = left.next(l, static_cast<uint8_t>(b));
-      if (l2 == Dfa::kDead) {
-        prev_target = Dfa::kDead;
-        continue;
-      }
-      const int32_t r2 = r == Dfa::kDead ? Dfa::kDead : right.next(r, static_cast<uint8_t>(b));
-      const int32_t t = state_of(l2, r2);
-      Edge* edge = nullptr;
-      for (auto& e : row) {
-        if (e.target == t) edge = &e;
-      }
-      if (edge == nullptr) {
-        row.push_back({t, {}});
-        edge = &row.back();
-      }
-      if (prev_target == t && !edge->ranges.empty() && edge->ranges.back() == b - 1) {
-        edge->ranges.back() = b;  // extend the current range
-      } else {
-        edge->ranges.push_back(b);
-        edge->ranges.push_back(b);
-      }
-      prev_target = t;
+    product.accepting.push_back(left.accepting(l) && !(r != Dfa::kDead && right.accepting(r)) ? 1 : 0);
+    for (size_t j = 0; j < rep.size(); ++j) {
+      const int32_t l2 = left.next(l, rep[j]);
+      if (l2 == Dfa::kDead) continue;
+      const int32_t r2 = r == Dfa::kDead ? Dfa::kDead : right.next(r, rep[j]);
+      product.edge_class.push_back(static_cast<int32_t>(j));
+      product.edge_target.push_back(state_of(l2, r2));
     }
-    edges.push_back(std::move(row));
+    product.edge_begin.push_back(static_cast<int32_t>(product.edge_class.size()));
+  }
+  return product;
+}
+
+void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out) {
+  const DifferenceProduct product = difference_product(left, right, max_states);
+  if (product.num_states() == 0) {  // empty language: an alternation of nothing
+    out.push_back(OP_ALT);
+    out.push_back(0);
+    return;
+  }
+  // One edge per (state, target); its label is the union of its joint classes' bytes.
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> rows(product.num_states());  // (target, class)
+  for (int32_t s = 0; s < product.num_states(); ++s) {
+    for (int32_t e = product.edge_begin[s]; e < product.edge_begin[s + 1]; ++e) {
+      rows[s].emplace_back(product.edge_target[e], product.edge_class[e]);
+    }
+    std::sort(rows[s].begin(), rows[s].end());
   }
   out.push_back(OP_AUTOMATON);
-  out.push_back(static_cast<int32_t>(states.size()));
-  for (size_t s = 0; s < states.size(); ++s) {
-    const auto [l, r] = states[s];
-    const bool accept = left.accepting(l) && !(r != Dfa::kDead && right.accepting(r));
-    out.push_back(accept ? 1 : 0);
-    out.push_back(static_cast<int32_t>(edges[s].size()));
-    for (const Edge& e : edges[s]) out.push_back(e.target);
+  out.push_back(product.num_states());
+  for (int32_t s = 0; s < product.num_states(); ++s) {
+    out.push_back(product.accepting[s]);
+    const size_t count_at = out.size();
+    out.push_back(0);
+    for (size_t i = 0; i < rows[s].size(); ++i) {
+      if (i == 0 || rows[s][i].first != rows[s][i - 1].first) {
+        out.push_back(rows[s][i].first);
+        ++out[count_at];
+      }
+    }
   }
-  for (const auto& row : edges) {
-    for (const Edge& e : row) {
+  std::vector<std::pair<int32_t, int32_t>> pairs;
+  for (const auto& row : rows) {
+    for (size_t i = 0; i < row.size();) {
+      pairs.clear();
+      size_t k = i;
+      for (; k < row.size() && row[k].first == row[i].first; ++k) {
+        const std::vector<int32_t>& r = product.class_ranges[row[k].second];
+        for (size_t p = 0; p < r.size(); p += 2) pairs.emplace_back(r[p], r[p + 1]);
+      }
+      std::sort(pairs.begin(), pairs.end());
+      const size_t label_at = out.size();
       out.push_back(OP_BYTES);
-      out.push_back(static_cast<int32_t>(e.ranges.size() / 2));
-      out.insert(out.end(), e.ranges.begin(), e.ranges.end());
+      out.push_back(0);
+      for (const auto& [lo, hi] : pairs) {
+        if (out.size() > label_at + 2 && out.back() + 1 >= lo) {
+          out.back() = std::max(out.back(), hi);  // join adjacent ranges
+        } else {
+          out.push_back(lo);
+          out.push_back(hi);
+          ++out[label_at + 1];
+        }
+      }
+      i = k;
     }
   }
 }

@@ -69,3 +69,14 @@ def test_non_regular_operand_is_an_error() -> None:
     )
     with pytest.raises(GrammarSyntaxError, match="regular"):
         Compiler(VOCAB).grammar(grammar)
+
+
+def test_nested_difference_keeps_split_byte_ranges() -> None:
+    # Inside a larger program the product is re-encoded as an automaton whose edge labels
+    # join the byte ranges of several classes: {a, c} must not become a..c.
+    a_or_c = Alt((literal("a"), literal("c")))
+    grammar = Grammar({"root": Seq((Difference(a_or_c, literal("x")), literal("b")))})
+    compiled = Compiler(VOCAB).grammar(grammar)
+    for text, ok in ((b"ab", True), (b"cb", True), (b"bb", False)):
+        matcher = Matcher(compiled)
+        assert (matcher.accept_bytes(text) and matcher.is_accepting()) == ok, text

@@ -70,8 +70,23 @@ class Dfa {
 // An empty language gives a Dfa whose start() is kDead (not an error here).
 Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits = {});
 
-// Appends the OP_AUTOMATON encoding of L(left) \ L(right) to `out` (the product automaton of
-// the two DFAs, reachable pairs only). Throws LimitExceeded past `max_states` pairs.
+// L(left) \ L(right) as the product of the two DFAs (reachable pairs only, not trimmed or
+// minimized), over their joint byte classes: bytes in one class of both DFAs.
+struct DifferenceProduct {
+  std::vector<uint8_t> class_of;                 // byte -> joint class
+  std::vector<std::vector<int32_t>> class_ranges;  // each joint class's bytes: lo, hi pairs
+  std::vector<uint8_t> accepting;                 // per product state; state 0 starts
+  std::vector<int32_t> edge_begin{0};             // state s: edges edge_begin[s] .. [s + 1]
+  std::vector<int32_t> edge_class, edge_target;   // in ascending class order per state
+  int32_t num_classes() const { return static_cast<int32_t>(class_ranges.size()); }
+  int32_t num_states() const { return static_cast<int32_t>(accepting.size()); }
+};
+
+// Throws LimitExceeded past `max_states` pairs. An empty `left` gives zero states.
+DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t max_states);
+
+// Appends the OP_AUTOMATON encoding of L(left) \ L(right) to `out`, for a difference nested in
+// a larger program. Throws LimitExceeded past `max_states` pairs.
 void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out);
 
 }  // namespace tokensieve

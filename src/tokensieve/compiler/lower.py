@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import sys
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -61,49 +60,82 @@ class LoweredGrammar:
     unordered: list[list[int]] = field(default_factory=list)
 
 
-class _SharedFacts:
-    """What lowering learnt about one IR node that depends on the node alone."""
+class _NodeFacts:
+    """What lowering needs to know about an IR node that depends on the node alone.
 
-    __slots__ = ("nfa_size", "program", "ref")
-
-    def __init__(self, ref: weakref.ref[Any], program: list[int]) -> None:
-        self.ref = ref
-        self.program = program  # its regex program: it references no rule
-        self.nfa_size: int | None = None
-
-
-class _LiveNodeFacts:
-    """Facts about large rule-free IR nodes, kept across lowerings while the node lives.
-
-    Front-ends share constant sub-expressions between schemas (a JSON string character is an
-    842-word program, whitespace, numbers), and re-deriving their programs, sizes and rule
-    references for every schema was most of the time to compile a small schema. Entries are
-    keyed by ``id`` and checked through a weak reference, so a recycled id never matches, and
-    leave with their node.
+    Cached on the node itself (see :func:`_facts`): IR nodes are immutable, and front-ends
+    share sub-expressions within and across grammars (a JSON string character is an 842-word
+    program; whitespace, numbers and the characters of property names recur in every
+    schema), so each fact is derived once per node, not once per lowering.
     """
 
-    # Programs shorter than this are cheaper to rebuild than to share.
-    MIN_PROGRAM = 32
+    __slots__ = ("closed", "nfa_size", "program", "refs")
 
-    def __init__(self) -> None:
-        self._entries: dict[int, _SharedFacts] = {}
+    def __init__(self, refs: frozenset[str], closed: bool, nfa_size: int | None) -> None:
+        self.refs = refs  # rule names referenced inside (not followed)
+        self.closed = closed  # no Special or Unordered inside: regular if its rules are
+        # Known only when the node references no rule (otherwise they depend on the grammar):
+        self.nfa_size = nfa_size  # Thompson-NFA size, bounded repetitions unrolled
+        self.program: list[int] | None = None  # its regex program, set when first emitted
 
-    def get(self, node: Expr) -> _SharedFacts | None:
-        entry = self._entries.get(id(node))
-        return entry if entry is not None and entry.ref() is node else None
-
-    def put(self, node: Expr, program: list[int]) -> None:
-        key, entries = id(node), self._entries
-
-        def drop(ref: weakref.ref[Any]) -> None:
-            entry = entries.get(key)
-            if entry is not None and entry.ref is ref:
-                del entries[key]
-
-        entries[key] = _SharedFacts(weakref.ref(node, drop), program)
+    @property
+    def rule_free(self) -> bool:
+        """Regular whatever the grammar: no rule reference, no special token, no Unordered."""
+        return self.closed and not self.refs
 
 
-_SHARED = _LiveNodeFacts()
+_NO_REFS: frozenset[str] = frozenset()
+_FACTS = "_lowering_facts"  # the attribute holding a node's facts
+
+
+def _facts(expr: Expr) -> _NodeFacts:
+    """The node's :class:`_NodeFacts`, derived from its children's on first use.
+
+    Stored with ``object.__setattr__`` because IR dataclasses are frozen; the facts are a
+    function of the node, so concurrent lowerings may both store them harmlessly."""
+    hit: _NodeFacts | None = expr.__dict__.get(_FACTS)
+    if hit is not None:
+        return hit
+    facts: _NodeFacts
+    if isinstance(expr, Bytes):
+        facts = _NodeFacts(_NO_REFS, True, 1)
+    elif isinstance(expr, (Seq, Alt)):
+        parts = [_facts(it) for it in expr.items]
+        size: int | None = 1 if isinstance(expr, Alt) else 0
+        for p in parts:
+            size = None if size is None or p.nfa_size is None else size + p.nfa_size
+        facts = _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size)
+    elif isinstance(expr, Repeat):
+        item = _facts(expr.item)
+        copies = expr.max if expr.max is not None else max(expr.min, 1)
+        size = None if item.nfa_size is None else 1 + item.nfa_size * copies
+        facts = _NodeFacts(item.refs, item.closed, size)
+    elif isinstance(expr, Ref):
+        facts = _NodeFacts(frozenset((expr.name,)), True, None)
+    elif isinstance(expr, Automaton):
+        facts = _NodeFacts(_NO_REFS, True, len(expr.states) + sum(len(edges) for _, edges in expr.states))
+    elif isinstance(expr, Difference):
+        left, right = _facts(expr.left), _facts(expr.right)
+        size = None if left.nfa_size is None or right.nfa_size is None else left.nfa_size + right.nfa_size
+        facts = _NodeFacts(_union_refs([left, right]), left.closed and right.closed, size)
+    elif isinstance(expr, Unordered):
+        parts = [_facts(it) for it in (*expr.items, expr.separator)]
+        if expr.repeatable is not None:
+            parts.append(_facts(expr.repeatable))
+        facts = _NodeFacts(_union_refs(parts), False, None)
+    elif isinstance(expr, Seam):
+        facts = _NodeFacts(_NO_REFS, True, 0)
+    else:  # Special
+        facts = _NodeFacts(_NO_REFS, False, None)
+    object.__setattr__(expr, _FACTS, facts)
+    return facts
+
+
+def _union_refs(parts: list[_NodeFacts]) -> frozenset[str]:
+    with_refs = [p.refs for p in parts if p.refs]
+    if not with_refs:
+        return _NO_REFS
+    return with_refs[0] if len(with_refs) == 1 else frozenset().union(*with_refs)
 
 
 def regex_program(expr: Expr, rules: dict[str, Expr] | None = None) -> list[int]:
@@ -113,22 +145,19 @@ def regex_program(expr: Expr, rules: dict[str, Expr] | None = None) -> list[int]
     return out
 
 
-def _emit(
-    expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, tuple[list[int], bool]]
-) -> bool:
-    """Appends ``expr``'s program to ``out``; returns whether it inlined a rule (then the
-    program depends on the grammar, and is not shared across lowerings)."""
+def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, list[int]]) -> None:
+    """Appends ``expr``'s program to ``out``. A rule-free node keeps its program in its facts;
+    one that inlines rules depends on the grammar and is remembered in ``memo`` (by id: the
+    caller keeps the node alive)."""
+    facts = _facts(expr)
+    if facts.program is not None:
+        out.extend(facts.program)
+        return
     cached = memo.get(id(expr))
     if cached is not None:
-        out.extend(cached[0])
-        return cached[1]
-    shared = _SHARED.get(expr)
-    if shared is not None:
-        out.extend(shared.program)
-        memo[id(expr)] = (shared.program, False)
-        return False
+        out.extend(cached)
+        return
     start = len(out)
-    uses_rules = False
     if isinstance(expr, Bytes):
         out.append(OP_BYTES)
         out.append(len(expr.ranges))
@@ -139,20 +168,19 @@ def _emit(
         out.append(OP_SEQ)
         out.append(len(expr.items))
         for it in expr.items:
-            uses_rules |= _emit(it, rules, out, memo)
+            _emit(it, rules, out, memo)
     elif isinstance(expr, Alt):
         out.append(OP_ALT)
         out.append(len(expr.items))
         for it in expr.items:
-            uses_rules |= _emit(it, rules, out, memo)
+            _emit(it, rules, out, memo)
     elif isinstance(expr, Repeat):
         out.append(OP_REPEAT)
         out.append(expr.min)
         out.append(-1 if expr.max is None else expr.max)
-        uses_rules = _emit(expr.item, rules, out, memo)
+        _emit(expr.item, rules, out, memo)
     elif isinstance(expr, Ref):
         _emit(rules[expr.name], rules, out, memo)
-        uses_rules = True
     elif isinstance(expr, Automaton):
         out.append(OP_AUTOMATON)
         out.append(len(expr.states))
@@ -162,27 +190,25 @@ def _emit(
             out.extend(target for _, target in edges)
         for _, edges in expr.states:
             for label, _ in edges:
-                uses_rules |= _emit(label, rules, out, memo)
+                _emit(label, rules, out, memo)
     elif isinstance(expr, Difference):
         out.append(OP_DIFFERENCE)
-        uses_rules = _emit(expr.left, rules, out, memo)
-        uses_rules |= _emit(expr.right, rules, out, memo)
+        _emit(expr.left, rules, out, memo)
+        _emit(expr.right, rules, out, memo)
     elif isinstance(expr, Seam):  # inside one terminal a seam is just the empty string
         out.append(OP_SEQ)
         out.append(0)
     else:
         raise TypeError(f"not a regular expression: {expr!r}")
-    program = out[start:]
-    memo[id(expr)] = (program, uses_rules)
-    if not uses_rules and len(program) >= _LiveNodeFacts.MIN_PROGRAM:
-        _SHARED.put(expr, program)
-    return uses_rules
+    if facts.rule_free:
+        facts.program = out[start:]
+    else:
+        memo[id(expr)] = out[start:]
 
 
 def _recursive_rules(grammar: Grammar) -> set[str]:
     """Names of rules that can reach themselves (Tarjan's SCCs, iterative)."""
-    memo: dict[int, frozenset[str]] = {}
-    graph: dict[str, list[str]] = {name: sorted(_refs(body, memo)) for name, body in grammar.rules.items()}
+    graph: dict[str, list[str]] = {name: sorted(_facts(body).refs) for name, body in grammar.rules.items()}
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     on_stack: set[str] = set()
@@ -227,31 +253,6 @@ def _recursive_rules(grammar: Grammar) -> set[str]:
     return recursive
 
 
-def _refs(expr: Expr, memo: dict[int, frozenset[str]]) -> frozenset[str]:
-    """Rule names referenced in ``expr``; memoized by node, since rules share sub-expressions."""
-    hit = memo.get(id(expr))
-    if hit is not None:
-        return hit
-    found: frozenset[str]
-    if _SHARED.get(expr) is not None:  # it has a rule-free program
-        found = frozenset()
-    elif isinstance(expr, Ref):
-        found = frozenset((expr.name,))
-    elif isinstance(expr, (Seq, Alt)):
-        found = frozenset().union(*(_refs(it, memo) for it in expr.items))
-    elif isinstance(expr, Repeat):
-        found = _refs(expr.item, memo)
-    elif isinstance(expr, Difference):
-        found = _refs(expr.left, memo) | _refs(expr.right, memo)
-    elif isinstance(expr, Unordered):
-        parts = (*expr.items, expr.separator, *(() if expr.repeatable is None else (expr.repeatable,)))
-        found = frozenset().union(*(_refs(it, memo) for it in parts))
-    else:
-        found = frozenset()
-    memo[id(expr)] = found
-    return found
-
-
 class _Lowering:
     def __init__(
         self, grammar: Grammar, build: TerminalBuilder, limits: Limits, build_counted: CountedBuilder | None
@@ -263,12 +264,12 @@ class _Lowering:
         self.limits = limits
         self.recursive = _recursive_rules(grammar)
         self.out = LoweredGrammar()
-        self.regular_memo: dict[int, bool] = {}
+        self.regular_rules: dict[str, bool] = {}
         self.rule_nt: dict[str, int] = {}
         self.expr_nt: dict[int, int] = {}
         self.terminal_of_program: dict[tuple[Any, ...], int | None] = {}
         self.special_terminal: dict[int, int] = {}
-        self.program_memo: dict[int, tuple[list[int], bool]] = {}
+        self.program_memo: dict[int, list[int]] = {}
         self.size_memo: dict[int, int] = {}
         self.symbols_memo: dict[int, list[int]] = {}
         self.keep_alive: list[Expr] = []  # id()-keyed memos need their keys alive
@@ -277,25 +278,16 @@ class _Lowering:
 
     # ---------------------------------------------------------------- classification
     def is_regular(self, expr: Expr) -> bool:
-        key = id(expr)
-        hit = self.regular_memo.get(key)
-        if hit is not None:
-            return hit
-        self.keep_alive.append(expr)
-        if isinstance(expr, (Bytes, Automaton, Seam)) or _SHARED.get(expr) is not None:
-            result = True  # a shared node has a program: it is regular
-        elif isinstance(expr, (Special, Unordered)):
-            result = False  # Unordered is regular in theory, but its automaton has 2^n states
-        elif isinstance(expr, Ref):
-            result = expr.name not in self.recursive and self.is_regular(self.rule_body(expr.name))
-        elif isinstance(expr, (Seq, Alt)):
-            result = all(self.is_regular(it) for it in expr.items)
-        elif isinstance(expr, Difference):
-            result = self.is_regular(expr.left) and self.is_regular(expr.right)
-        else:
-            result = self.is_regular(expr.item)
-        self.regular_memo[key] = result
-        return result
+        """Whether ``expr`` reaches no recursive rule, special token or Unordered node."""
+        facts = _facts(expr)
+        return facts.closed and all(self.rule_is_regular(name) for name in facts.refs)
+
+    def rule_is_regular(self, name: str) -> bool:
+        hit = self.regular_rules.get(name)
+        if hit is None:
+            hit = name not in self.recursive and self.is_regular(self.rule_body(name))
+            self.regular_rules[name] = hit
+        return hit
 
     def rule_body(self, name: str) -> Expr:
         try:
@@ -321,17 +313,15 @@ class _Lowering:
 
     def nfa_size(self, expr: Expr) -> int:
         """Thompson-NFA size of a regular expression (bounded repetitions unrolled), memoized."""
+        size: int | None = _facts(expr).nfa_size
+        if size is not None:
+            return size
         key = id(expr)
-        hit = self.size_memo.get(key)
-        if hit is not None:
-            return hit
-        shared = _SHARED.get(expr)
-        if shared is not None and shared.nfa_size is not None:
-            self.size_memo[key] = shared.nfa_size
-            return shared.nfa_size
-        if isinstance(expr, Bytes):
-            size = 1
-        elif isinstance(expr, Seq):
+        size = self.size_memo.get(key)
+        if size is not None:
+            return size
+        self.keep_alive.append(expr)  # the memo is keyed by id()
+        if isinstance(expr, Seq):
             size = sum(self.nfa_size(it) for it in expr.items)
         elif isinstance(expr, Alt):
             size = 1 + sum(self.nfa_size(it) for it in expr.items)
@@ -340,17 +330,11 @@ class _Lowering:
             size = 1 + self.nfa_size(expr.item) * copies
         elif isinstance(expr, Ref):
             size = self.nfa_size(self.rule_body(expr.name))
-        elif isinstance(expr, Automaton):
-            size = len(expr.states) + sum(len(edges) for _, edges in expr.states)
         elif isinstance(expr, Difference):
             size = self.nfa_size(expr.left) + self.nfa_size(expr.right)
-        elif isinstance(expr, Seam):
-            size = 0
-        else:
+        else:  # Special, Unordered: never in a terminal; a unit for the heuristics that compare
             size = 1
         self.size_memo[key] = size
-        if shared is not None:
-            shared.nfa_size = size
         return size
 
     def try_terminal(self, expr: Expr, budget: int | None = None, subset_slack: int = 1) -> int | None:
