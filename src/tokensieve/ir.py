@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 __all__ = [
     "Alt",
@@ -211,6 +212,7 @@ SEAM: Expr = Seam()
 
 EMPTY: Expr = Seq(())
 NOTHING: Expr = Alt(())
+_SINGLE_BYTES: tuple[Bytes, ...] = tuple(Bytes(((b, b),)) for b in range(256))
 
 
 @dataclass
@@ -246,8 +248,9 @@ def seq(*items: Expr) -> Expr:
             flat.extend(it.items)
         else:
             flat.append(it)
-    if any(it == NOTHING for it in flat):
-        return NOTHING
+    for it in flat:
+        if isinstance(it, Alt) and not it.items:  # NOTHING: the empty language absorbs the rest
+            return NOTHING
     return flat[0] if len(flat) == 1 else Seq(tuple(flat))
 
 
@@ -273,10 +276,14 @@ def optional(item: Expr) -> Expr:
     return alt(item, EMPTY)
 
 
+@lru_cache(maxsize=4096)
 def literal(text: str | bytes) -> Expr:
-    """The exact byte string (``str`` is UTF-8 encoded)."""
+    """The exact byte string (``str`` is UTF-8 encoded).
+
+    Remembered, and built from one shared node per byte: expressions are immutable, and the
+    compiler keeps what it derives from a node on the node, so shared nodes are analysed once."""
     data = text.encode("utf-8") if isinstance(text, str) else text
-    return seq(*(Bytes(((b, b),)) for b in data))
+    return seq(*(_SINGLE_BYTES[b] for b in data))
 
 
 _UTF8_BOUNDS = ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF))
