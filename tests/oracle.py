@@ -46,6 +46,7 @@ from tokensieve.ir import (
     Alt,
     Automaton,
     Bytes,
+    CountedAutomaton,
     Difference,
     Expr,
     Grammar,
@@ -142,6 +143,8 @@ def to_cfg(grammar: Grammar) -> CFG:
             result = _difference(expr, grammar.rules, new_nt, cfg)
         elif isinstance(expr, Seam):
             result = new_nt([()])  # the empty string
+        elif isinstance(expr, CountedAutomaton):
+            result = _counted_automaton(expr, symbol, new_nt, cfg)
         else:
             raise TypeError(f"not an IR expression: {expr!r}")
         memo[id(expr)] = result
@@ -150,6 +153,26 @@ def to_cfg(grammar: Grammar) -> CFG:
     for name, body in grammar.rules.items():
         cfg.productions[_rule_nt(name)] = rhs_list(body)
     return cfg
+
+
+def _counted_automaton(
+    expr: CountedAutomaton,
+    symbol: Callable[[Expr], Symbol],
+    new_nt: Callable[[list[tuple[Symbol, ...]]], str],
+    cfg: CFG,
+) -> str:
+    """Right-linear rules over (state, units read): ``N(s, k) -> label N(t, k + 1)``, and the
+    empty string where s accepts and k >= min. Without a maximum, k stops counting at min."""
+    cap = expr.max if expr.max is not None else expr.min
+    names = {(s, k): new_nt([]) for s in range(len(expr.units)) for k in range(cap + 1)}
+    for (s, k), name in names.items():
+        accepting, edges = expr.units[s]
+        if expr.max is None or k < expr.max:
+            nk = k + 1 if expr.max is not None else min(k + 1, cap)
+            cfg.productions[name] = [(symbol(label), names[(t, nk)]) for label, t in edges]
+        if accepting and k >= expr.min:
+            cfg.productions[name].append(())
+    return names[(0, 0)]
 
 
 def _rule_nt(name: str) -> str:

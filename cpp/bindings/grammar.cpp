@@ -1,5 +1,6 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/shared_ptr.h>
+#include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
 
 #include "bind.hpp"
@@ -78,6 +79,23 @@ void bind_grammar(nb::module_& m) {
           nb::arg("vocab"), nb::arg("slice").none() = nb::none(),
           nb::arg("max_boundary_nodes") = DfaTokenIndex::kMaxBoundaryNodes,
           "prefix item{min,max} suffix (max -1: unbounded; prefix/suffix None: empty), run with a counter.")
+      .def_static(
+          "from_units",
+          [](const Dfa* prefix, const std::vector<bool>& unit_accepting,
+             const std::vector<std::tuple<int32_t, int32_t, const Dfa*>>& edges, int32_t min, int32_t max,
+             const Dfa* suffix, std::shared_ptr<Vocabulary> vocab, std::shared_ptr<TokenSlice> slice,
+             size_t max_boundary_nodes) {
+            std::vector<uint8_t> accepting(unit_accepting.begin(), unit_accepting.end());
+            std::vector<CountedTerminal::UnitEdge> unit_edges;
+            for (const auto& [from, to, label] : edges) unit_edges.push_back({from, to, label});
+            return new CountedTerminal(prefix, static_cast<int32_t>(accepting.size()), accepting, unit_edges, min,
+                                       max, suffix, std::move(vocab), std::move(slice), max_boundary_nodes);
+          },
+          nb::arg("prefix").none(), nb::arg("unit_accepting"), nb::arg("edges"), nb::arg("min"), nb::arg("max"),
+          nb::arg("suffix").none(), nb::arg("vocab"), nb::arg("slice").none() = nb::none(),
+          nb::arg("max_boundary_nodes") = DfaTokenIndex::kMaxBoundaryNodes, nb::rv_policy::take_ownership,
+          "prefix, then a path of min..max edges through a unit automaton (state 0 starts; edges\n"
+          "(from, to, label DFA), one unit each), then suffix: a counted automaton (see counted.hpp).")
       .def_prop_ro("loop", [](const CountedTerminal& c) { return std::const_pointer_cast<Dfa>(c.loop_ptr()); })
       .def_prop_ro("min", &CountedTerminal::min)
       .def_prop_ro("max", &CountedTerminal::max)

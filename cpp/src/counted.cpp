@@ -1,6 +1,7 @@
 #include "tokensieve/counted.hpp"
 
 #include <algorithm>
+#include <map>
 #include <limits>
 #include <string>
 
@@ -59,10 +60,7 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
                                  std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const TokenSlice> slice,
                                  size_t max_boundary_nodes)
     : min_(min), max_(max), max_boundary_nodes_(max_boundary_nodes), vocab_(std::move(vocab)) {
-  if (min < 0 || max < kUnbounded || max == 0 || (max != kUnbounded && max < min)) {
-    throw Error(ErrorKind::InvalidArgument,
-                "counted repetition: bad bounds {" + std::to_string(min) + "," + std::to_string(max) + "}");
-  }
+  check_bounds();
   check_piece(item, "item", false, true);
   if (prefix != nullptr) {
     check_piece(*prefix, "prefix", true, true);
@@ -86,10 +84,6 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
   number(item_id, item, kItem, true);
   if (suffix) number(suffix_id, *suffix, kSuffix, false);
   num_loop_states_ = static_cast<int32_t>(phase_.size());
-  const int32_t cap = max_ == kUnbounded ? min_ : max_;
-  if (static_cast<int64_t>(cap + 1) * num_loop_states_ > std::numeric_limits<int32_t>::max()) {
-    throw Error(ErrorKind::LimitExceeded, "counted repetition: too many counter states", "max_dfa_states");
-  }
 
   // Byte classes: the common refinement of the pieces' classes.
   std::vector<uint8_t> class_of(256);
@@ -149,17 +143,253 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
       for (int32_t q = 0; q < suffix->num_states(); ++q) suffix_edge(suffix_id[q], q);
     }
   }
-  for (int32_t c = 0; c < classes; ++c) {
-    if (trans[static_cast<size_t>(boundary_) * row + c] != kDead && phase_[trans[static_cast<size_t>(boundary_) * row + c]] == kSuffix) {
-      boundary_to_suffix_ = true;
-    }
-  }
   std::vector<uint8_t> accepting(static_cast<size_t>(num_loop_states_), 0);
   accepting[boundary_] = suffix == nullptr || suffix->nullable() ? 1 : 0;
   if (suffix) {
     for (int32_t q = 0; q < suffix->num_states(); ++q) accepting[suffix_id[q]] = suffix->accepting(q) ? 1 : 0;
   }
   const int32_t start = prefix ? prefix_id[prefix->start()] : boundary_;
+  // Every tick count from the fewest on finishes (the item repeats freely): B from 0, an item
+  // state from 1, a prefix state from 0.
+  cofinite_.assign(phase_.size(), 0);
+  for (size_t d = 0; d < phase_.size(); ++d) cofinite_[d] = phase_[d] == kItem ? 1 : 0;
+  horizon_ = 1;
+  short_.assign(phase_.size() * 2, 0);
+  std::vector<uint8_t> reps(representative.begin(), representative.end());
+  finish_loop(std::move(class_of), std::move(reps), std::move(trans), std::move(accepting), start, std::move(slice));
+}
+
+CountedTerminal::CountedTerminal(const Dfa* prefix, int32_t num_units, const std::vector<uint8_t>& unit_accepting,
+                                 const std::vector<UnitEdge>& edges, int32_t min, int32_t max, const Dfa* suffix,
+                                 std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<const TokenSlice> slice,
+                                 size_t max_boundary_nodes)
+    : boundary_(kDead), min_(min), max_(max), max_boundary_nodes_(max_boundary_nodes), vocab_(std::move(vocab)) {
+  auto bad = [](const std::string& why) { throw Error(ErrorKind::InvalidArgument, "counted automaton: " + why); };
+  check_bounds();
+  if (num_units <= 0 || unit_accepting.size() != static_cast<size_t>(num_units)) bad("needs unit states");
+  std::vector<std::vector<size_t>> out(static_cast<size_t>(num_units));  // edge indices by source
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const UnitEdge& e = edges[i];
+    if (e.from < 0 || e.from >= num_units || e.to < 0 || e.to >= num_units || e.label == nullptr) bad("bad edge");
+    check_piece(*e.label, "unit", false, true);
+    out[e.from].push_back(i);
+  }
+  if (prefix != nullptr) {
+    check_piece(*prefix, "prefix", true, true);
+    if (prefix->nullable()) prefix = nullptr;
+  }
+  if (suffix != nullptr) check_piece(*suffix, "suffix", true, false);
+  // R[k]: the unit states that finish in exactly k more units. R[k + 1] is a function of R[k],
+  // so once two consecutive layers are equal all later ones are: from there on, each state
+  // finishes in every number of units or in none. A counter needs that to happen early.
+  std::vector<std::vector<uint8_t>> layers{std::vector<uint8_t>(unit_accepting.begin(), unit_accepting.end())};
+  for (;;) {
+    const std::vector<uint8_t>& r = layers.back();
+    std::vector<uint8_t> next(r.size(), 0);
+    for (const UnitEdge& e : edges) {
+      if (r[e.to]) next[e.from] = 1;
+    }
+    if (next == r) break;
+    if (layers.size() > 4 * static_cast<size_t>(num_units) + 64 || layers.size() > 4096) {
+      bad("the lengths that finish from a state do not settle into all or none");
+    }
+    layers.push_back(std::move(next));
+  }
+  const auto settled = static_cast<int32_t>(layers.size()) - 1;  // layers[settled] repeats forever
+  horizon_ = settled + 1;  // item states finish one unit later than their targets
+  // Units that never finish take no part: edges into them are dropped.
+  std::vector<uint8_t> finishing(static_cast<size_t>(num_units), 0);
+  for (const auto& layer : layers) {
+    for (int32_t q = 0; q < num_units; ++q) finishing[q] |= layer[q];
+  }
+  for (auto& from : out) {
+    from.erase(std::remove_if(from.begin(), from.end(), [&](size_t i) { return !finishing[edges[i].to]; }),
+               from.end());
+  }
+  // Byte classes: the common refinement of every piece's classes.
+  std::vector<const Dfa*> pieces;
+  if (prefix) pieces.push_back(prefix);
+  if (suffix) pieces.push_back(suffix);
+  for (const UnitEdge& e : edges) pieces.push_back(e.label);
+  std::vector<uint8_t> class_of(256);
+  std::vector<uint8_t> representative;
+  {
+    std::map<std::vector<uint8_t>, int32_t> seen;
+    std::vector<uint8_t> signature(pieces.size());
+    for (int b = 0; b < 256; ++b) {
+      for (size_t i = 0; i < pieces.size(); ++i) signature[i] = pieces[i]->class_of(static_cast<uint8_t>(b));
+      auto [it, inserted] = seen.try_emplace(signature, static_cast<int32_t>(representative.size()));
+      if (inserted) representative.push_back(static_cast<uint8_t>(b));
+      class_of[b] = static_cast<uint8_t>(it->second);
+    }
+  }
+  const size_t row = representative.size();
+  std::vector<int32_t> trans;
+  auto add_state = [&](Phase phase) {
+    phase_.push_back(phase);
+    trans.resize(trans.size() + row, kDead);
+    tick_.resize(tick_.size() + row, 0);
+    return static_cast<int32_t>(phase_.size() - 1);
+  };
+  auto set = [&](int32_t from, size_t c, int32_t to, bool tick) {
+    const size_t k = static_cast<size_t>(from) * row + c;
+    if (trans[k] != kDead) bad("a unit and what follows the loop start with a common byte");
+    trans[k] = to;
+    tick_[k] = tick ? 1 : 0;
+  };
+  // Loop states: B_q = q, then the prefix's non-accepting states, the suffix's, and item states.
+  for (int32_t q = 0; q < num_units; ++q) add_state(kBoundary);
+  std::vector<int32_t> prefix_id(prefix ? static_cast<size_t>(prefix->num_states()) : 0, 0);
+  if (prefix) {
+    for (int32_t q = 0; q < prefix->num_states(); ++q) {
+      if (!prefix->accepting(q)) prefix_id[q] = add_state(kPrefix);
+    }
+  }
+  std::vector<int32_t> suffix_id(suffix ? static_cast<size_t>(suffix->num_states()) : 0, kDead);
+  if (suffix) {
+    for (int32_t q = 0; q < suffix->num_states(); ++q) suffix_id[q] = add_state(kSuffix);
+  }
+  for (size_t c = 0; c < row; ++c) {
+    const uint8_t r = representative[c];
+    if (prefix) {
+      for (int32_t q = 0; q < prefix->num_states(); ++q) {
+        if (prefix->accepting(q)) continue;
+        const int32_t t = prefix->next(q, r);
+        if (t != Dfa::kDead) set(prefix_id[q], c, prefix_id[t], false);  // accepting prefix states map to B_0
+      }
+    }
+    if (suffix) {
+      for (int32_t q = 0; q < suffix->num_states(); ++q) {
+        const int32_t t = suffix->next(q, r);
+        if (t != Dfa::kDead) set(suffix_id[q], c, suffix_id[t], false);
+      }
+      const int32_t t = suffix->next(suffix->start(), r);
+      if (t != Dfa::kDead) {
+        for (int32_t q = 0; q < num_units; ++q) {
+          if (unit_accepting[q]) set(q, c, suffix_id[t], false);
+        }
+      }
+    }
+  }
+  // Item states of unit state q: the states of q's labels, run side by side (kDead once a
+  // label can no longer match). The start tuple is B_q itself.
+  std::map<int32_t, std::vector<int32_t>> item_targets;  // the units an item state may complete into
+  for (int32_t q = 0; q < num_units; ++q) {
+    const std::vector<size_t>& labels = out[q];
+    std::map<std::vector<int32_t>, int32_t> ids;
+    std::vector<std::pair<std::vector<int32_t>, int32_t>> todo;
+    std::vector<int32_t> start_tuple;
+    for (size_t i : labels) start_tuple.push_back(edges[i].label->start());
+    todo.emplace_back(start_tuple, q);
+    while (!todo.empty()) {
+      auto [tuple, id] = std::move(todo.back());
+      todo.pop_back();
+      for (size_t c = 0; c < row; ++c) {
+        const uint8_t r = representative[c];
+        std::vector<int32_t> next(tuple.size(), kDead);
+        int32_t live = 0, done = -1;
+        for (size_t i = 0; i < tuple.size(); ++i) {
+          if (tuple[i] == kDead) continue;
+          const Dfa& label = *edges[labels[i]].label;
+          next[i] = label.next(tuple[i], r);
+          if (next[i] == kDead) continue;
+          ++live;
+          if (label.accepting(next[i])) done = static_cast<int32_t>(i);
+        }
+        if (live == 0) continue;
+        if (done >= 0) {
+          if (live > 1) bad("the units leaving a state must match disjoint words");
+          set(id, c, edges[labels[done]].to, true);  // one unit read: tick into B_to
+          continue;
+        }
+        auto [it, inserted] = ids.try_emplace(next, 0);
+        if (inserted) {
+          it->second = add_state(kItem);
+          todo.emplace_back(next, it->second);
+          std::vector<int32_t>& to = item_targets[it->second];
+          for (size_t i = 0; i < next.size(); ++i) {
+            if (next[i] != kDead) to.push_back(edges[labels[i]].to);
+          }
+        }
+        set(id, c, it->second, false);
+      }
+    }
+  }
+  std::vector<uint8_t> accepting(phase_.size(), 0);
+  for (int32_t q = 0; q < num_units; ++q) {
+    accepting[q] = unit_accepting[q] && (suffix == nullptr || suffix->nullable()) ? 1 : 0;
+  }
+  if (suffix) {
+    for (int32_t q = 0; q < suffix->num_states(); ++q) accepting[suffix_id[q]] = suffix->accepting(q) ? 1 : 0;
+  }
+  // Finishing tick counts: B_q from the layers; an item state one more than the units it may
+  // complete into; a prefix state as B_0.
+  const auto width = static_cast<size_t>(horizon_) + 1;
+  cofinite_.assign(phase_.size(), kNever);
+  short_.assign(phase_.size() * width, 0);
+  for (int32_t q = 0; q < num_units; ++q) {
+    if (layers[settled][q]) {
+      int32_t u = settled;
+      while (u > 0 && layers[u - 1][q]) --u;
+      cofinite_[q] = u;
+    }
+    for (int32_t k = 0; k <= settled; ++k) short_[q * width + k] = layers[k][q];
+  }
+  for (const auto& [d, targets] : item_targets) {
+    for (int32_t to : targets) {
+      if (cofinite_[to] != kNever) cofinite_[d] = std::min(cofinite_[d], cofinite_[to] + 1);
+      for (int32_t k = 1; k <= horizon_; ++k) short_[d * width + k] |= short_[to * width + k - 1];
+    }
+  }
+  for (size_t d = 0; d < phase_.size(); ++d) {
+    if (phase_[d] != kPrefix) continue;
+    cofinite_[d] = cofinite_[0];
+    std::copy(short_.begin(), short_.begin() + static_cast<std::ptrdiff_t>(width),
+              short_.begin() + static_cast<std::ptrdiff_t>(d * width));
+  }
+  const int32_t start = prefix ? prefix_id[prefix->start()] : 0;
+  finish_loop(std::move(class_of), std::move(representative), std::move(trans), std::move(accepting), start,
+              std::move(slice));
+}
+
+void CountedTerminal::check_bounds() const {
+  if (min_ < 0 || max_ < kUnbounded || max_ == 0 || (max_ != kUnbounded && max_ < min_)) {
+    throw Error(ErrorKind::InvalidArgument,
+                "counted repetition: bad bounds {" + std::to_string(min_) + "," + std::to_string(max_) + "}");
+  }
+}
+
+void CountedTerminal::finish_loop(std::vector<uint8_t> class_of, std::vector<uint8_t> representative,
+                                  std::vector<int32_t> trans, std::vector<uint8_t> accepting, int32_t start,
+                                  std::shared_ptr<const TokenSlice> slice) {
+  num_loop_states_ = static_cast<int32_t>(phase_.size());
+  const int32_t cap = max_ == kUnbounded ? min_ : max_;
+  if (static_cast<int64_t>(cap + 1) * num_loop_states_ > std::numeric_limits<int32_t>::max()) {
+    throw Error(ErrorKind::LimitExceeded, "counted repetition: too many counter states", "max_dfa_states");
+  }
+  empty_ = phase_[start] != kSuffix && !finishes(start, min_, max_ == kUnbounded ? kNever - 1 : max_);
+  if (!empty_) {  // every state reachable from the start can still finish (the matcher relies on it)
+    const size_t row = representative.size();
+    std::vector<uint8_t> seen(static_cast<size_t>(num_loop_states_), 0);
+    std::vector<int32_t> todo{start};
+    seen[start] = 1;
+    while (!todo.empty()) {
+      const int32_t d = todo.back();
+      todo.pop_back();
+      if (phase_[d] != kSuffix && !finishes(d, 0, kNever - 1)) {
+        throw Error(ErrorKind::InvalidArgument, "counted repetition: a state of the loop can never finish");
+      }
+      for (size_t c = 0; c < row; ++c) {
+        const int32_t t = trans[static_cast<size_t>(d) * row + c];
+        if (t != kDead && !seen[t]) {
+          seen[t] = 1;
+          todo.push_back(t);
+        }
+      }
+    }
+  }
+  const auto classes = static_cast<int32_t>(representative.size());
+  representative_ = std::move(representative);
   loop_ = std::make_shared<Dfa>(classes, std::move(class_of), std::move(trans), std::move(accepting), start);
 
   longest_token_ = static_cast<int32_t>(vocab_->trie().max_depth());
@@ -171,10 +401,21 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
   slice_counts_items_ = check_slice_counts_items();
 }
 
+bool CountedTerminal::finishes(int32_t d, int32_t min_gap, int32_t max_gap) const {
+  const int32_t u = cofinite_[d];
+  if (u != kNever && max_gap >= std::max(min_gap, u)) return true;
+  const int32_t hi = std::min({max_gap, u == kNever ? horizon_ : u - 1, horizon_});
+  const size_t row = static_cast<size_t>(d) * (static_cast<size_t>(horizon_) + 1);
+  for (int32_t t = std::max(min_gap, 0); t <= hi; ++t) {
+    if (short_[row + static_cast<size_t>(t)]) return true;
+  }
+  return false;
+}
+
 // Every string of the slice's plain language read from B must keep D alive and not accepting,
 // and tick exactly when a character completes, which must bring D back to B.
 bool CountedTerminal::check_slice_counts_items() const {
-  if (slice_ == nullptr || loop_->accepting(boundary_)) return false;
+  if (slice_ == nullptr || boundary_ == kDead || loop_->accepting(boundary_)) return false;
   return slice_->all_plain_strings(boundary_, *loop_, [this](int32_t d, uint8_t byte, bool completes) {
     const int32_t d2 = loop_->next(d, byte);
     if (d2 == kDead || loop_->accepting(d2)) return kDead;
@@ -207,23 +448,20 @@ bool CountedTerminal::accepting(int32_t state) const {
 }
 
 bool CountedTerminal::has_successor(int32_t state) const {
-  const int32_t d = loop_state(state), n = count(state);
-  switch (phase_[d]) {
-    case kPrefix:
-    case kItem:
-      return true;
-    case kSuffix:
-      return loop_->has_successor(d);
-    case kBoundary:
-      return max_ == kUnbounded || n < max_ || (boundary_to_suffix_ && n >= min_);
+  const int32_t d = loop_state(state);
+  if (phase_[d] == kSuffix) return loop_->has_successor(d);
+  for (uint8_t byte : representative_) {
+    if (next(state, byte) != kDead) return true;
   }
   return false;
 }
 
-int32_t CountedTerminal::min_gap(int32_t n) const { return std::min(std::max(min_ - n, 0), longest_token_ + 1); }
+int32_t CountedTerminal::min_gap(int32_t n) const {
+  return std::min(std::max(min_ - n, 0), longest_token_ + horizon_);
+}
 
 int32_t CountedTerminal::max_gap(int32_t n) const {
-  return max_ == kUnbounded ? longest_token_ + 2 : std::min(max_ - n, longest_token_ + 2);
+  return max_ == kUnbounded ? far_max_gap() : std::min(max_ - n, far_max_gap());
 }
 
 std::shared_ptr<const StateTokens> CountedTerminal::tokens(int32_t state) const {
@@ -251,17 +489,19 @@ std::shared_ptr<const StateTokens> CountedTerminal::tokens(int32_t state) const 
 }
 
 uint32_t CountedTerminal::index_key(int32_t state) const {
-  const int64_t width = static_cast<int64_t>(longest_token_) + 3;
+  const int64_t width = static_cast<int64_t>(far_max_gap()) + 1;
   if ((width * width + width) * num_loop_states_ >= std::numeric_limits<int32_t>::max()) {
     return static_cast<uint32_t>(state);
   }
   const int32_t d = loop_state(state), n = count(state);
-  const int64_t gaps = far(d, n) ? longest_token_ + 2 : min_gap(n) * width + max_gap(n);
+  const int64_t gaps = far(d, n) ? far_max_gap() : min_gap(n) * width + max_gap(n);
   return static_cast<uint32_t>(gaps * num_loop_states_ + d);
 }
 
 size_t CountedTerminal::memory_bytes() const {
-  size_t total = sizeof(*this) + loop_->memory_bytes() + tick_.capacity() + phase_.capacity() + far_->memory_bytes();
+  size_t total = sizeof(*this) + loop_->memory_bytes() + tick_.capacity() + phase_.capacity() +
+                 cofinite_.capacity() * sizeof(int32_t) + short_.capacity() + representative_.capacity() +
+                 far_->memory_bytes();
   std::lock_guard<std::mutex> lock(mutex_);
   for (const auto& [key, entry] : near_) total += sizeof(key) + entry->memory_bytes();
   return total;

@@ -56,6 +56,19 @@ class CountedTerminal:
         slice: TokenSlice | None = None,
         max_boundary_nodes: int = 256,
     ) -> None: ...
+    @staticmethod
+    def from_units(
+        prefix: Dfa | None,
+        unit_accepting: list[bool],
+        edges: list[tuple[int, int, Dfa]],
+        min: int,
+        max: int,
+        suffix: Dfa | None,
+        vocab: Vocabulary,
+        slice: TokenSlice | None = None,
+        max_boundary_nodes: int = 256,
+    ) -> CountedTerminal:
+        """A counted automaton: prefix, a path of min..max unit edges (from, to, label), suffix."""
     @property
     def loop(self) -> Dfa: ...
     @property

@@ -14,6 +14,7 @@ expression (:data:`Expr`) over **bytes**:
 ``Unordered(...)``     items in any order, each at most once, between separators
 ``Difference(l, r)``   the strings of regular ``l`` that are not strings of regular ``r``
 ``Seam()``             the empty string, marking a good place for the compiler to cut
+``CountedAutomaton``   a path of ``min`` to ``max`` edges through an automaton of *units*
 =====================  ==========================================================
 
 Front-ends never decide what is a "lexeme": the compiler finds the regular parts of
@@ -35,6 +36,7 @@ __all__ = [
     "Alt",
     "Automaton",
     "Bytes",
+    "CountedAutomaton",
     "Difference",
     "EMPTY",
     "Expr",
@@ -206,7 +208,34 @@ class Seam:
     """
 
 
-Expr = Bytes | Seq | Alt | Repeat | Ref | Special | Automaton | Unordered | Difference | Seam
+@dataclass(frozen=True)
+class CountedAutomaton:
+    """The words spelled by a path from state 0 to an accepting state of ``units`` that takes
+    between ``min`` and ``max`` edges (``max=None``: no bound).
+
+    ``units[s]`` is ``(accepting, ((label, target), ...))``; each label is a regular
+    expression matching one *unit*, a JSON string character in every spelling. The labels
+    leaving a state must be prefix-free and match disjoint words, so the number of units in a
+    word is fixed by its bytes. A ``pattern`` with a ``maxLength`` is the motivating case: the
+    compiler runs the automaton with a counter instead of one state per (state, length).
+    """
+
+    units: tuple[tuple[bool, tuple[tuple[Expr, int], ...]], ...]
+    min: int = 0
+    max: int | None = None
+
+    def __post_init__(self) -> None:
+        if not self.units:
+            raise ValueError("a counted automaton needs at least one state")
+        if any(not 0 <= target < len(self.units) for _, edges in self.units for _, target in edges):
+            raise ValueError("counted automaton edge targets must name states")
+        if self.min < 0 or (self.max is not None and self.max < self.min):
+            raise ValueError(f"bad count bounds [{self.min}, {self.max}]")
+
+
+Expr = (
+    Bytes | Seq | Alt | Repeat | Ref | Special | Automaton | Unordered | Difference | Seam | CountedAutomaton
+)
 
 SEAM: Expr = Seam()
 

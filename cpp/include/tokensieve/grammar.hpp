@@ -38,7 +38,7 @@ struct Terminal {
     return counted ? counted->has_successor(state) : dfa->has_successor(state);
   }
   bool nullable() const { return counted ? counted->nullable() : dfa->nullable(); }
-  bool productive() const { return dfa == nullptr || counted != nullptr || dfa->start() != Dfa::kDead; }
+  bool productive() const { return counted ? !counted->empty() : dfa == nullptr || dfa->start() != Dfa::kDead; }
   std::shared_ptr<const StateTokens> tokens(int32_t state) const {
     return counted ? counted->tokens(state) : index->get(state);
   }

@@ -171,6 +171,48 @@ class TerminalCache:
         )
         return self._remembered(key, build)
 
+    def get_counted_units(
+        self,
+        prefix: list[int] | None,
+        units: tuple[tuple[bool, ...], tuple[tuple[int, int, tuple[int, ...]], ...]],
+        min_count: int,
+        max_count: int | None,
+        suffix: list[int] | None,
+    ) -> Any:
+        """A native ``CountedTerminal`` for ``prefix`` + a path of min_count..max_count edges
+        through a unit automaton (``units``: accepting flags, and edges ``(from, to, label
+        program)``) + ``suffix``, or None when the automaton does not suit a counter (see
+        ``CountedTerminal.from_units``)."""
+        accepting, edges = units
+        budget = self.limits.max_terminal_states
+
+        def build() -> Any:
+            try:
+                labels = {program: self._dfa(list(program), budget) for _, _, program in edges}
+                return _core.CountedTerminal.from_units(
+                    None if prefix is None else self._dfa(prefix, budget),
+                    list(accepting),
+                    [(s, t, labels[program]) for s, t, program in edges],
+                    min_count,
+                    -1 if max_count is None else max_count,
+                    None if suffix is None else self._dfa(suffix, budget),
+                    self.native_vocab,
+                    self.slice,
+                    self.limits.max_boundary_nodes,
+                )
+            except (LimitExceeded, ValueError):  # too large, or not a deterministic length-monotone loop
+                return None
+
+        key = (
+            "units",
+            None if prefix is None else tuple(prefix),
+            units,
+            min_count,
+            max_count,
+            None if suffix is None else tuple(suffix),
+        )
+        return self._remembered(key, build)
+
     def _dfa(self, program: list[int], max_states: int) -> Any:
         return _core.build_dfa(np.asarray(program, dtype=np.int32), self.limits.max_nfa_states, max_states)
 
@@ -199,7 +241,7 @@ def compile_grammar(
     started = time.perf_counter()
     cache = terminals if terminals is not None else TerminalCache.shared(vocab, limits)
 
-    lowered = lower(grammar, cache.get, limits, cache.get_counted)
+    lowered = lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units)
     try:
         native = _core.CompiledGrammar(
             cache.native_vocab,

@@ -30,7 +30,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import GrammarSyntaxError, LimitExceeded
-from ..ir import Alt, Automaton, Bytes, Difference, Expr, Grammar, Ref, Repeat, Seam, Seq, Special, Unordered
+from ..ir import (
+    Alt,
+    Automaton,
+    Bytes,
+    CountedAutomaton,
+    Difference,
+    Expr,
+    Grammar,
+    Ref,
+    Repeat,
+    Seam,
+    Seq,
+    Special,
+    Unordered,
+)
 from ..limits import Limits
 
 __all__ = ["LoweredGrammar", "lower", "regex_program"]
@@ -44,6 +58,11 @@ TerminalBuilder = Callable[[list[int], int, int], Any]
 # A counted-terminal builder: (prefix program or None, item program, min, max or None, suffix
 # program or None) -> CountedTerminal handle, or None when the pieces do not suit a counter.
 CountedBuilder = Callable[[Any, list[int], int, Any, Any], Any]
+# The same for a counted automaton: the item is (unit accepting flags, ((from, to, label
+# program), ...)).
+UnitsBuilder = Callable[
+    [Any, tuple[tuple[bool, ...], tuple[tuple[int, int, tuple[int, ...]], ...]], int, Any, Any], Any
+]
 
 
 @dataclass
@@ -69,11 +88,14 @@ class _NodeFacts:
     schema), so each fact is derived once per node, not once per lowering.
     """
 
-    __slots__ = ("closed", "nfa_size", "program", "refs")
+    __slots__ = ("closed", "counted", "nfa_size", "program", "refs")
 
-    def __init__(self, refs: frozenset[str], closed: bool, nfa_size: int | None) -> None:
+    def __init__(
+        self, refs: frozenset[str], closed: bool, nfa_size: int | None, counted: bool = False
+    ) -> None:
         self.refs = refs  # rule names referenced inside (not followed)
         self.closed = closed  # no Special or Unordered inside: regular if its rules are
+        self.counted = counted  # holds a CountedAutomaton: regular, but only a counter runs it
         # Known only when the node references no rule (otherwise they depend on the grammar):
         self.nfa_size = nfa_size  # Thompson-NFA size, bounded repetitions unrolled
         self.program: list[int] | None = None  # its regex program, set when first emitted
@@ -104,12 +126,21 @@ def _facts(expr: Expr) -> _NodeFacts:
         size: int | None = 1 if isinstance(expr, Alt) else 0
         for p in parts:
             size = None if size is None or p.nfa_size is None else size + p.nfa_size
-        facts = _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size)
+        counted = any(p.counted for p in parts)
+        facts = _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, counted)
     elif isinstance(expr, Repeat):
         item = _facts(expr.item)
         copies = expr.max if expr.max is not None else max(expr.min, 1)
         size = None if item.nfa_size is None else 1 + item.nfa_size * copies
-        facts = _NodeFacts(item.refs, item.closed, size)
+        facts = _NodeFacts(item.refs, item.closed, size, item.counted)
+    elif isinstance(expr, CountedAutomaton):
+        parts = [_facts(label) for _, edges in expr.units for label, _ in edges]
+        size = len(expr.units)
+        for p in parts:
+            size = None if size is None or p.nfa_size is None else size + p.nfa_size
+        copies = (expr.max if expr.max is not None else expr.min) + 1
+        size = None if size is None else size * copies  # unrolled: a state per (unit state, count)
+        facts = _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, True)
     elif isinstance(expr, Ref):
         facts = _NodeFacts(frozenset((expr.name,)), True, None)
     elif isinstance(expr, Automaton):
@@ -117,12 +148,13 @@ def _facts(expr: Expr) -> _NodeFacts:
     elif isinstance(expr, Difference):
         left, right = _facts(expr.left), _facts(expr.right)
         size = None if left.nfa_size is None or right.nfa_size is None else left.nfa_size + right.nfa_size
-        facts = _NodeFacts(_union_refs([left, right]), left.closed and right.closed, size)
+        counted = left.counted or right.counted
+        facts = _NodeFacts(_union_refs([left, right]), left.closed and right.closed, size, counted)
     elif isinstance(expr, Unordered):
         parts = [_facts(it) for it in (*expr.items, expr.separator)]
         if expr.repeatable is not None:
             parts.append(_facts(expr.repeatable))
-        facts = _NodeFacts(_union_refs(parts), False, None)
+        facts = _NodeFacts(_union_refs(parts), False, None, any(p.counted for p in parts))
     elif isinstance(expr, Seam):
         facts = _NodeFacts(_NO_REFS, True, 0)
     else:  # Special
@@ -198,6 +230,8 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, li
     elif isinstance(expr, Seam):  # inside one terminal a seam is just the empty string
         out.append(OP_SEQ)
         out.append(0)
+    elif isinstance(expr, CountedAutomaton):
+        raise TypeError("a counted automaton has no regex program: it runs as a counted terminal")
     else:
         raise TypeError(f"not a regular expression: {expr!r}")
     if facts.rule_free:
@@ -255,16 +289,23 @@ def _recursive_rules(grammar: Grammar) -> set[str]:
 
 class _Lowering:
     def __init__(
-        self, grammar: Grammar, build: TerminalBuilder, limits: Limits, build_counted: CountedBuilder | None
+        self,
+        grammar: Grammar,
+        build: TerminalBuilder,
+        limits: Limits,
+        build_counted: CountedBuilder | None,
+        build_units: UnitsBuilder | None,
     ) -> None:
         self.grammar = grammar
         self.rules = grammar.rules
         self.build = build
         self.build_counted = build_counted
+        self.build_units = build_units
         self.limits = limits
         self.recursive = _recursive_rules(grammar)
         self.out = LoweredGrammar()
         self.regular_rules: dict[str, bool] = {}
+        self.counted_rules: dict[str, bool] = {}
         self.rule_nt: dict[str, int] = {}
         self.expr_nt: dict[int, int] = {}
         self.terminal_of_program: dict[tuple[Any, ...], int | None] = {}
@@ -287,6 +328,19 @@ class _Lowering:
         if hit is None:
             hit = name not in self.recursive and self.is_regular(self.rule_body(name))
             self.regular_rules[name] = hit
+        return hit
+
+    def has_counted(self, expr: Expr) -> bool:
+        """Whether a regular ``expr`` holds a CountedAutomaton (rules followed: none of them is
+        recursive): it then has no regex program."""
+        facts = _facts(expr)
+        return facts.counted or any(self.rule_has_counted(name) for name in facts.refs)
+
+    def rule_has_counted(self, name: str) -> bool:
+        hit = self.counted_rules.get(name)
+        if hit is None:
+            hit = self.has_counted(self.rule_body(name))
+            self.counted_rules[name] = hit
         return hit
 
     def rule_body(self, name: str) -> Expr:
@@ -341,6 +395,8 @@ class _Lowering:
         """The terminal symbol for a regular expression, or None if its DFA is too large
         (``budget`` states after minimization, by default the limit for its kind; the subset
         construction may pass through ``subset_slack`` times as many)."""
+        if self.has_counted(expr):
+            return None  # a counted automaton inside: only counted terminals run it
         splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
         # Big expressions are split without trying: a DFA rarely has fewer states than the
         # NFA has positions, and building a doomed automaton level after level is quadratic
@@ -390,6 +446,12 @@ class _Lowering:
         """A counted terminal ``prefix expr suffix`` for a regular repetition ``expr``, or None."""
         while isinstance(expr, Ref):
             expr = self.rule_body(expr.name)
+        if any(self.has_counted(e) for e in (*prefix, *suffix)):
+            return None  # neighbours with a counted automaton of their own have no program
+        if isinstance(expr, CountedAutomaton):
+            return self.try_counted_units(expr, prefix, suffix)
+        if self.has_counted(expr):
+            return None
         if self.build_counted is None or not isinstance(expr, Repeat) or expr.max == 0:
             return None
         item = self.program(expr.item)
@@ -409,6 +471,40 @@ class _Lowering:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
         counted = self.build_counted(before, item, expr.min, expr.max, after)
+        if counted is None:
+            self.terminal_of_program[key] = None
+            return None
+        self.total_states += counted.loop.num_states
+        self.out.terminals.append(counted)
+        t = len(self.out.terminals) - 1
+        self.terminal_of_program[key] = t
+        return -(t + 1)
+
+    def try_counted_units(
+        self, expr: CountedAutomaton, prefix: tuple[Expr, ...], suffix: tuple[Expr, ...]
+    ) -> int | None:
+        """A counted terminal ``prefix expr suffix`` for a counted automaton, or None."""
+        if self.build_units is None:
+            return None
+        accepting = tuple(accept for accept, _ in expr.units)
+        edges = tuple(
+            (s, t, tuple(self.program(label))) for s, (_, row) in enumerate(expr.units) for label, t in row
+        )
+        before = self.program(Seq(prefix)) if prefix else None
+        after = self.program(Seq(suffix)) if suffix else None
+        key = (
+            "units",
+            expr.min,
+            expr.max,
+            accepting,
+            edges,
+            None if before is None else tuple(before),
+            None if after is None else tuple(after),
+        )
+        if key in self.terminal_of_program:
+            t = self.terminal_of_program[key]
+            return None if t is None else -(t + 1)
+        counted = self.build_units(before, (accepting, edges), expr.min, expr.max, after)
         if counted is None:
             self.terminal_of_program[key] = None
             return None
@@ -605,7 +701,7 @@ class _Lowering:
         flush()
         return out
 
-    def expr_symbol(self, expr: Alt | Repeat | Bytes | Automaton) -> int:
+    def expr_symbol(self, expr: Alt | Repeat | Bytes | Automaton | CountedAutomaton) -> int:
         """A nonterminal for an alternation or repetition (shared when the node is shared)."""
         nt = self.expr_nt.get(id(expr))
         if nt is not None:
@@ -619,6 +715,12 @@ class _Lowering:
         elif isinstance(expr, Repeat):
             nt = self.repeat_symbol(expr)
             self.expr_nt[id(expr)] = nt
+        elif isinstance(expr, CountedAutomaton):
+            raise LimitExceeded(
+                "a length-bounded pattern could not be run with a counter (its units are not "
+                "prefix-free and disjoint, or its lengths have gaps)",
+                limit="max_dfa_states",
+            )
         else:  # Bytes and Automaton are regular: they became terminals or raised LimitExceeded
             raise AssertionError("regular leaves are always terminals")
         return nt
@@ -695,6 +797,8 @@ def _long_repeat(expr: Expr, rules: dict[str, Expr], at_least: int) -> bool:
     """Whether ``expr`` is a repetition long enough to prefer a counted terminal."""
     while isinstance(expr, Ref):
         expr = rules[expr.name]
+    if isinstance(expr, CountedAutomaton):
+        return True  # only a counter runs it
     return isinstance(expr, Repeat) and (expr.min if expr.max is None else expr.max) >= at_least
 
 
@@ -706,15 +810,20 @@ def _is_atomic(expr: Expr, rules: dict[str, Expr]) -> bool:
 
 
 def lower(
-    grammar: Grammar, build: TerminalBuilder, limits: Limits, build_counted: CountedBuilder | None = None
+    grammar: Grammar,
+    build: TerminalBuilder,
+    limits: Limits,
+    build_counted: CountedBuilder | None = None,
+    build_units: UnitsBuilder | None = None,
 ) -> LoweredGrammar:
     """Lower ``grammar``; ``build(program, max_states)`` makes a DFA handle or returns None;
-    ``build_counted(item_program, min, max)`` makes a counted-terminal handle or returns None."""
+    ``build_counted(item_program, min, max)`` makes a counted-terminal handle or returns None,
+    and ``build_units`` the same for a counted automaton."""
     if grammar.start not in grammar.rules:
         raise GrammarSyntaxError(f"start rule {grammar.start!r} is not defined", source="grammar")
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 20_000))
     try:
-        return _Lowering(grammar, build, limits, build_counted).run()
+        return _Lowering(grammar, build, limits, build_counted, build_units).run()
     finally:
         sys.setrecursionlimit(old)

@@ -200,7 +200,7 @@ def _rename(expr: ir.Expr, names: Mapping[str, str]) -> ir.Expr:
             expr.min_count,
             expr.max_count,
         )
-    return expr  # Bytes, Special, Automaton, Seam: no rule names inside
+    return expr  # Bytes, Special, Automaton, Seam, CountedAutomaton (front-end units): no rule names
 
 
 def parse_tool_calls(text: str, tools: Sequence[Tool]) -> list[ToolCall] | None:

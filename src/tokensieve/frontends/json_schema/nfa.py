@@ -10,7 +10,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ...ir import Alt, Automaton, Bytes, Difference, Expr, Ref, Repeat, Seam, Seq, Special, Unordered
+from ...ir import (
+    Alt,
+    Automaton,
+    Bytes,
+    CountedAutomaton,
+    Difference,
+    Expr,
+    Ref,
+    Repeat,
+    Seam,
+    Seq,
+    Special,
+    Unordered,
+)
 
 __all__ = ["NFA", "Edge", "Fragment", "NotRegular", "split_targets"]
 
@@ -116,7 +129,7 @@ class NFA:
                     self.add(label, state, inner[target])
                 if accepting:
                     self.eps[state].append(end)
-        elif isinstance(expr, (Ref, Special, Unordered, Difference)):
+        elif isinstance(expr, (Ref, Special, Unordered, Difference, CountedAutomaton)):
             raise NotRegular(f"{type(expr).__name__} is not a regular byte expression")
         else:  # pragma: no cover - the Expr union is closed
             raise TypeError(f"not an IR expression: {expr!r}")

@@ -24,7 +24,20 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import EMPTY, Alt, Bytes, Expr, Grammar, Repeat, Seq, alt, codepoints, literal, seq
+from ...ir import (
+    EMPTY,
+    Alt,
+    Bytes,
+    CountedAutomaton,
+    Expr,
+    Grammar,
+    Repeat,
+    Seq,
+    alt,
+    codepoints,
+    literal,
+    seq,
+)
 from .automata import DFA, LabeledGraph, NotRegular, dfa_from_expr, utf8_strings
 from .digits import fixed_width
 
@@ -191,8 +204,43 @@ class CharGraph:
         accept = [self.accept[s] and k >= lo for s, k in order]
         return CharGraph(edges, accept)
 
-    def labeled(self) -> LabeledGraph:
-        """Edges labelled with every JSON spelling of their characters; dead states dropped."""
+    def counted(self, lo: int, hi: int | None, min_product: int = 256) -> CountedAutomaton | None:
+        """Words of length lo..hi as a :class:`~tokensieve.ir.CountedAutomaton` (run with a
+        counter), when :meth:`with_length` would have at least ``min_product`` states and,
+        from some length on, each state reaches acceptance with every length or with none
+        (``\\S+@\\S+`` does; ``(..)*`` does not). None otherwise: the product is small
+        enough, or a counter cannot run it."""
+        live = self._live()
+        if 0 not in live or len(live) * ((hi if hi is not None else lo) + 1) < min_product:
+            return None
+        # R_k: the states that reach acceptance in exactly k characters. R_{k+1} is a function
+        # of R_k; a counter needs two consecutive layers to be equal soon (see counted.hpp).
+        reach = {s for s in live if self.accept[s]}
+        for _ in range(min(4 * len(live) + 64, 4096)):
+            nxt = {s for s in live if any(t in reach for t in self.edges[s])}
+            if nxt == reach:
+                break
+            reach = nxt
+        else:
+            return None
+        order = [0]
+        index = {0: 0}
+        for s in order:
+            for t in self.edges[s]:
+                if t in live and t not in index:
+                    index[t] = len(order)
+                    order.append(t)
+        units = tuple(
+            (
+                self.accept[s],
+                tuple((escaped_chars(cps), index[t]) for t, cps in self.edges[s].items() if t in live),
+            )
+            for s in order
+        )
+        return CountedAutomaton(units, lo, hi)
+
+    def _live(self) -> set[int]:
+        """The states from which an accepting state can be reached."""
         live = {s for s, a in enumerate(self.accept) if a}
         changed = True
         while changed:
@@ -201,6 +249,11 @@ class CharGraph:
                 if s not in live and any(t in live for t in row):
                     live.add(s)
                     changed = True
+        return live
+
+    def labeled(self) -> LabeledGraph:
+        """Edges labelled with every JSON spelling of their characters; dead states dropped."""
+        live = self._live()
         edges = [{t: escaped_chars(c) for t, c in row.items() if t in live} for row in self.edges]
         return LabeledGraph(edges, self.accept)
 
@@ -362,6 +415,9 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
             raise _empty(spec)
         return seq(_QUOTE, Repeat(escaped_chars(chars), m, n), _QUOTE)
     if lo > 0 or hi is not None:
+        counted = graph.counted(lo, hi)
+        if counted is not None:  # a counter instead of a state per (state, length)
+            return seq(_QUOTE, counted, _QUOTE)
         try:
             graph = graph.with_length(lo, hi)
         except OverflowError as exc:

@@ -1,0 +1,70 @@
+"""Patterns and formats with a length bound run as counted automata (``ir.CountedAutomaton``):
+the length product would need a state per (pattern state, length)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import tokensieve as ts
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.ir import CountedAutomaton
+
+VOCAB = ts.Vocabulary(
+    [bytes([b]) for b in range(32, 127)] + [b"<eos>"], eos_token_ids=[95], special_token_ids=[95]
+)
+
+
+def _counted(grammar: ts.ir.Grammar) -> list[CountedAutomaton]:
+    found: list[CountedAutomaton] = []
+    todo: list[ts.ir.Expr] = list(grammar.rules.values())
+    while todo:
+        e = todo.pop()
+        if isinstance(e, CountedAutomaton):
+            found.append(e)
+        elif isinstance(e, (ts.ir.Seq, ts.ir.Alt)):
+            todo.extend(e.items)
+    return found
+
+
+def _accepts(grammar: ts.CompiledGrammar, value: str) -> bool:
+    m = ts.Matcher(grammar)
+    return m.accept_bytes(json.dumps(value).encode()) and m.is_accepting()
+
+
+@pytest.mark.parametrize("lo, hi", [(5, 255), (0, 64), (300, None)])
+def test_a_pattern_with_a_length_is_counted(lo: int, hi: int | None) -> None:
+    schema: dict[str, object] = {"type": "string", "pattern": r"^\S+@\S+$", "minLength": lo}
+    if hi is not None:
+        schema["maxLength"] = hi
+    assert len(_counted(json_schema_to_grammar(schema))) == 1
+    grammar = ts.Compiler(VOCAB).json_schema(schema)
+    ends = [lo - 1, lo, lo + 1] + ([hi - 1, hi, hi + 1] if hi is not None else [lo + 50])
+    for n in ends:
+        if n < 3:
+            continue
+        value = "a" * (n - 2) + "@b"
+        assert _accepts(grammar, value) == (lo <= n and (hi is None or n <= hi)), n
+    assert not _accepts(grammar, "ab cd@e" + "f" * lo)  # a space is not \S
+    assert not _accepts(grammar, "abcdef" + "g" * lo)  # no @
+
+
+def test_an_email_with_a_max_length_compiles() -> None:
+    # The email format's automaton has states whose lengths stop (after "]"): the counter
+    # keeps the exact set of lengths below the point where they settle.
+    grammar = ts.Compiler(VOCAB).json_schema({"type": "string", "format": "email", "maxLength": 40})
+    assert _accepts(grammar, "john.doe@example.com")
+    assert _accepts(grammar, "a" * 30 + "@b.example")  # 40 characters
+    assert not _accepts(grammar, "a" * 31 + "@b.example")  # 41
+    assert _accepts(grammar, "x@[1.2.3.4]")
+    assert not _accepts(grammar, "not an email")
+
+
+def test_lengths_count_characters_not_bytes_or_escapes() -> None:
+    grammar = ts.Compiler(VOCAB).json_schema({"type": "string", "pattern": r"^\S+@\S+$", "maxLength": 40})
+    m = ts.Matcher(grammar)
+    text = '"' + "\\u0061" * 38 + '@b"'  # 40 characters, each "a" written as an escape
+    assert m.accept_bytes(text.encode()) and m.is_accepting()
+    m = ts.Matcher(grammar)
+    assert not m.accept_bytes(('"' + "\\u0061" * 39 + '@b"').encode())
