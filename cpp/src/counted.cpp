@@ -1,8 +1,8 @@
 #include "tokensieve/counted.hpp"
 
 #include <algorithm>
-#include <map>
 #include <limits>
+#include <map>
 #include <string>
 
 #include "state_tokens_builder.hpp"
@@ -39,6 +39,9 @@ struct CountedTerminal::GapWalk {
 };
 
 namespace {
+
+// Bounds the item states of a counted automaton (tuples of its labels' states).
+constexpr size_t kMaxUnitLoopStates = 200'000;
 
 // Checks one piece of the loop; `what` names it in the error.
 void check_piece(const Dfa& dfa, const char* what, bool allow_nullable, bool need_prefix_free) {
@@ -226,6 +229,9 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, int32_t num_units, const std
   const size_t row = representative.size();
   std::vector<int32_t> trans;
   auto add_state = [&](Phase phase) {
+    if (phase_.size() >= kMaxUnitLoopStates) {
+      throw Error(ErrorKind::LimitExceeded, "counted automaton: too many loop states", "max_dfa_states");
+    }
     phase_.push_back(phase);
     trans.resize(trans.size() + row, kDead);
     tick_.resize(tick_.size() + row, 0);

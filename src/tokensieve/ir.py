@@ -28,7 +28,7 @@ a character are handled exactly.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -223,6 +223,10 @@ class CountedAutomaton:
     units: tuple[tuple[bool, tuple[tuple[Expr, int], ...]], ...]
     min: int = 0
     max: int | None = None
+    # The same language without a counter, built on demand by the front-end that made the
+    # node, for consumers that need a plain regular expression (a set difference); None when
+    # there is none. Not part of the node's value.
+    expanded: Callable[[], Expr] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.units:

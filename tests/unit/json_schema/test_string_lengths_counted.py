@@ -68,3 +68,20 @@ def test_lengths_count_characters_not_bytes_or_escapes() -> None:
     assert m.accept_bytes(text.encode()) and m.is_accepting()
     m = ts.Matcher(grammar)
     assert not m.accept_bytes(('"' + "\\u0061" * 39 + '@b"').encode())
+
+
+def test_a_counted_string_under_not_is_expanded_for_the_difference() -> None:
+    # `not` subtracts automata; a counter is not one, so the front-end expands the string
+    # with its lengths for the subtraction (Handwritten allany20 has this shape).
+    schema = {
+        "type": "string",
+        "pattern": "[aA][12].*[zZ]",
+        "minLength": 10,
+        "maxLength": 90,
+        "not": {"pattern": "^a1"},
+    }
+    grammar = ts.Compiler(VOCAB).json_schema(schema)
+    assert _accepts(grammar, "A1" + "x" * 10 + "z")
+    assert not _accepts(grammar, "a1" + "x" * 10 + "z")  # the `not`
+    assert not _accepts(grammar, "A1xz")  # too short
+    assert not _accepts(grammar, "A1" + "x" * 90 + "z")  # too long

@@ -14,7 +14,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ...ir import NOTHING, Alt, Bytes, Difference, Expr, Ref, Repeat, Seq, Special, Unordered, alt
+from ...ir import (
+    NOTHING,
+    Alt,
+    Bytes,
+    CountedAutomaton,
+    Difference,
+    Expr,
+    Ref,
+    Repeat,
+    Seq,
+    Special,
+    Unordered,
+    alt,
+)
 from .automata import NotRegular, dfa_from_expr
 from .disjoint import disjoint, possible_types
 from .negated_keywords import KeySpace, negate_keyword
@@ -253,17 +266,19 @@ def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], poi
     key = ("subtract", id(pos), id(neg), group)
     if key in conv.memo:
         return conv.memo[key][0]  # type: ignore[no-any-return]
+    original = (pos, neg)  # the memo's key names these: kept alive with the entry
+    pos, neg = _without_counters(conv, pos), _without_counters(conv, neg)
     refs = _has_ref(pos) or _has_ref(neg)  # linear rules: not a Difference operand
     try:
         out = _subtract_here(conv, pos, neg, group, 20000 if refs else _MAX_PYTHON_STATES)
     except (OverflowError, NotRegular):  # too large here, or holding a Difference already
         if refs:
             conv.unsupported("the negated schema is too complex to subtract", "not", pointer)
-            return pos
+            return original[0]
         out = Difference(pos, neg)
         if group[-1] == "number":
             out = Difference(out, _EXPONENT)
-    conv.memo[key] = (out, pos, neg)  # pos and neg kept alive: their ids are the key
+    conv.memo[key] = (out, *original)  # pos and neg kept alive: their ids are the key
     return out
 
 
@@ -273,6 +288,27 @@ def _subtract_here(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...]
     if group[-1] == "number":
         dfa = dfa.intersect(dfa_from_expr(_NO_EXPONENT))
     return dfa.to_ir(conv.grammar, "not")
+
+
+def _without_counters(conv: Converter, expr: Expr) -> Expr:
+    """``expr`` with each CountedAutomaton replaced by its plain expansion (made once per
+    node): a set difference needs automata, and a counter is not one."""
+    if isinstance(expr, CountedAutomaton):
+        if expr.expanded is None:
+            return expr
+        key = ("expanded", id(expr))
+        if key not in conv.memo:
+            conv.memo[key] = (expr.expanded(), expr)  # the node kept alive: its id is the key
+        return conv.memo[key][0]  # type: ignore[no-any-return]
+    if isinstance(expr, (Seq, Alt)):
+        items = tuple(_without_counters(conv, it) for it in expr.items)
+        if all(a is b for a, b in zip(items, expr.items, strict=True)):
+            return expr
+        return Seq(items) if isinstance(expr, Seq) else Alt(items)
+    if isinstance(expr, Repeat):
+        item = _without_counters(conv, expr.item)
+        return expr if item is expr.item else Repeat(item, expr.min, expr.max)
+    return expr
 
 
 def _has_ref(expr: Expr) -> bool:

@@ -20,6 +20,7 @@ a value is not a Unicode string and cannot be UTF-8 encoded.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -204,7 +205,9 @@ class CharGraph:
         accept = [self.accept[s] and k >= lo for s, k in order]
         return CharGraph(edges, accept)
 
-    def counted(self, lo: int, hi: int | None, min_product: int = 256) -> CountedAutomaton | None:
+    def counted(
+        self, lo: int, hi: int | None, min_product: int = 256, expanded: Callable[[], Expr] | None = None
+    ) -> CountedAutomaton | None:
         """Words of length lo..hi as a :class:`~tokensieve.ir.CountedAutomaton` (run with a
         counter), when :meth:`with_length` would have at least ``min_product`` states and,
         from some length on, each state reaches acceptance with every length or with none
@@ -237,7 +240,7 @@ class CharGraph:
             )
             for s in order
         )
-        return CountedAutomaton(units, lo, hi)
+        return CountedAutomaton(units, lo, hi, expanded)
 
     def _live(self) -> set[int]:
         """The states from which an accepting state can be reached."""
@@ -415,9 +418,16 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
             raise _empty(spec)
         return seq(_QUOTE, Repeat(escaped_chars(chars), m, n), _QUOTE)
     if lo > 0 or hi is not None:
-        counted = graph.counted(lo, hi)
+        counted = graph.counted(lo, hi, expanded=lambda: _with_length(spec, graph, grammar, hint))
         if counted is not None:  # a counter instead of a state per (state, length)
             return seq(_QUOTE, counted, _QUOTE)
+    return seq(_QUOTE, _with_length(spec, graph, grammar, hint), _QUOTE)
+
+
+def _with_length(spec: StringSpec, graph: CharGraph, grammar: Grammar, hint: str) -> Expr:
+    """The content of length min_length..max_length as a plain expression (no counter)."""
+    lo, hi = spec.min_length, spec.max_length
+    if lo > 0 or hi is not None:
         try:
             graph = graph.with_length(lo, hi)
         except OverflowError as exc:
@@ -430,7 +440,7 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
     body = labeled.to_ir(grammar, hint)
     if body == alt():
         raise _empty(spec)
-    return seq(_QUOTE, body, _QUOTE)
+    return body
 
 
 def _escape_expr(expr: Expr, memo: dict[int, Expr | None]) -> Expr | None:
