@@ -151,6 +151,10 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
   if (suffix) {
     for (int32_t q = 0; q < suffix->num_states(); ++q) accepting[suffix_id[q]] = suffix->accepting(q) ? 1 : 0;
   }
+  for (int32_t c = 0; c < classes; ++c) {
+    const int32_t t = trans[static_cast<size_t>(boundary_) * row + c];
+    if (t != kDead && phase_[t] == kSuffix) boundary_exits_ = true;
+  }
   const int32_t start = prefix ? prefix_id[prefix->start()] : boundary_;
   // Every tick count from the fewest on finishes (the item repeats freely): B from 0, an item
   // state from 1, a prefix state from 0.
@@ -454,9 +458,14 @@ bool CountedTerminal::accepting(int32_t state) const {
 }
 
 bool CountedTerminal::has_successor(int32_t state) const {
-  const int32_t d = loop_state(state);
+  const int32_t d = loop_state(state), n = count(state);
   if (phase_[d] == kSuffix) return loop_->has_successor(d);
-  for (uint8_t byte : representative_) {
+  if (boundary_ != kDead) {  // a repetition: only B depends on the count
+    if (phase_[d] != kBoundary) return true;
+    return max_ == kUnbounded || n < max_ || (boundary_exits_ && n >= min_);
+  }
+  if (far(d, n)) return loop_->has_successor(d);  // every edge of D is allowed
+  for (uint8_t byte : representative_) {  // near a bound: try each byte class
     if (next(state, byte) != kDead) return true;
   }
   return false;

@@ -147,6 +147,7 @@ class CountedTerminal {
   bool empty_ = false;
   std::vector<uint8_t> representative_;  // one byte per class of the loop automaton
   int32_t boundary_ = 0;        // B (the slice shortcut's state), kDead for a counted automaton
+  bool boundary_exits_ = false;  // B has an edge into the suffix
   int32_t num_loop_states_ = 1;
   int32_t min_ = 0;
   int32_t max_ = kUnbounded;
