@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "state_tokens_builder.hpp"
 #include "tokensieve/error.hpp"
@@ -42,6 +44,21 @@ namespace {
 
 // Bounds the item states of a counted automaton (tuples of its labels' states).
 constexpr size_t kMaxUnitLoopStates = 200'000;
+
+// The common refinement of the pieces' byte classes: bytes that fall in one class of every
+// piece. Returns each byte's class and one byte per class, classes numbered by first byte.
+std::pair<std::vector<uint8_t>, std::vector<uint8_t>> refine_classes(const std::vector<const Dfa*>& pieces) {
+  std::vector<uint8_t> class_of(256), representative;
+  std::map<std::vector<uint8_t>, int32_t> seen;
+  std::vector<uint8_t> signature(pieces.size());
+  for (int b = 0; b < 256; ++b) {
+    for (size_t i = 0; i < pieces.size(); ++i) signature[i] = pieces[i]->class_of(static_cast<uint8_t>(b));
+    auto [it, inserted] = seen.try_emplace(signature, static_cast<int32_t>(representative.size()));
+    if (inserted) representative.push_back(static_cast<uint8_t>(b));
+    class_of[b] = static_cast<uint8_t>(it->second);
+  }
+  return {std::move(class_of), std::move(representative)};
+}
 
 // Checks one piece of the loop; `what` names it in the error.
 void check_piece(const Dfa& dfa, const char* what, bool allow_nullable, bool need_prefix_free) {
@@ -89,24 +106,11 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
   num_loop_states_ = static_cast<int32_t>(phase_.size());
 
   // Byte classes: the common refinement of the pieces' classes.
-  std::vector<uint8_t> class_of(256);
-  std::vector<int> representative;
-  {
-    std::vector<std::pair<uint32_t, int>> seen;  // (pieces' classes, our class)
-    for (int b = 0; b < 256; ++b) {
-      const auto byte = static_cast<uint8_t>(b);
-      const uint32_t key = (static_cast<uint32_t>(prefix ? prefix->class_of(byte) : 0) << 16) |
-                           (static_cast<uint32_t>(item.class_of(byte)) << 8) | (suffix ? suffix->class_of(byte) : 0);
-      auto it = std::find_if(seen.begin(), seen.end(), [key](const auto& e) { return e.first == key; });
-      if (it == seen.end()) {
-        seen.emplace_back(key, static_cast<int>(representative.size()));
-        representative.push_back(b);
-        class_of[b] = static_cast<uint8_t>(representative.size() - 1);
-      } else {
-        class_of[b] = static_cast<uint8_t>(it->second);
-      }
-    }
-  }
+  std::vector<const Dfa*> pieces{&item};
+  if (prefix) pieces.push_back(prefix);
+  if (suffix) pieces.push_back(suffix);
+  std::vector<uint8_t> class_of, representative;
+  std::tie(class_of, representative) = refine_classes(pieces);
   const int32_t classes = static_cast<int32_t>(representative.size());
   const size_t row = static_cast<size_t>(classes);
   std::vector<int32_t> trans(static_cast<size_t>(num_loop_states_) * row, kDead);
@@ -121,7 +125,7 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
     tick_[k] = tick ? 1 : 0;
   };
   for (int32_t c = 0; c < classes; ++c) {
-    const auto r = static_cast<uint8_t>(representative[c]);
+    const uint8_t r = representative[c];
     auto item_edge = [&](int32_t from_loop, int32_t from_item) {
       const int32_t t = item.next(from_item, r);
       if (t != Dfa::kDead) set(from_loop, c, item_id[t], item.accepting(t));
@@ -162,8 +166,8 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min
   for (size_t d = 0; d < phase_.size(); ++d) cofinite_[d] = phase_[d] == kItem ? 1 : 0;
   horizon_ = 1;
   short_.assign(phase_.size() * 2, 0);
-  std::vector<uint8_t> reps(representative.begin(), representative.end());
-  finish_loop(std::move(class_of), std::move(reps), std::move(trans), std::move(accepting), start, std::move(slice));
+  finish_loop(std::move(class_of), std::move(representative), std::move(trans), std::move(accepting), start,
+              std::move(slice));
 }
 
 CountedTerminal::CountedTerminal(const Dfa* prefix, int32_t num_units, const std::vector<uint8_t>& unit_accepting,
@@ -218,18 +222,8 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, int32_t num_units, const std
   if (prefix) pieces.push_back(prefix);
   if (suffix) pieces.push_back(suffix);
   for (const UnitEdge& e : edges) pieces.push_back(e.label);
-  std::vector<uint8_t> class_of(256);
-  std::vector<uint8_t> representative;
-  {
-    std::map<std::vector<uint8_t>, int32_t> seen;
-    std::vector<uint8_t> signature(pieces.size());
-    for (int b = 0; b < 256; ++b) {
-      for (size_t i = 0; i < pieces.size(); ++i) signature[i] = pieces[i]->class_of(static_cast<uint8_t>(b));
-      auto [it, inserted] = seen.try_emplace(signature, static_cast<int32_t>(representative.size()));
-      if (inserted) representative.push_back(static_cast<uint8_t>(b));
-      class_of[b] = static_cast<uint8_t>(it->second);
-    }
-  }
+  std::vector<uint8_t> class_of, representative;
+  std::tie(class_of, representative) = refine_classes(pieces);
   const size_t row = representative.size();
   std::vector<int32_t> trans;
   auto add_state = [&](Phase phase) {

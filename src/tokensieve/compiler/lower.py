@@ -467,18 +467,8 @@ class _Lowering:
             *(before or ()),
             *(after or ()),
         )
-        if key in self.terminal_of_program:
-            t = self.terminal_of_program[key]
-            return None if t is None else -(t + 1)
-        counted = self.build_counted(before, item, expr.min, expr.max, after)
-        if counted is None:
-            self.terminal_of_program[key] = None
-            return None
-        self.total_states += counted.loop.num_states
-        self.out.terminals.append(counted)
-        t = len(self.out.terminals) - 1
-        self.terminal_of_program[key] = t
-        return -(t + 1)
+        build_counted = self.build_counted
+        return self.counted_symbol(key, lambda: build_counted(before, item, expr.min, expr.max, after))
 
     def try_counted_units(
         self, expr: CountedAutomaton, prefix: tuple[Expr, ...], suffix: tuple[Expr, ...]
@@ -501,10 +491,18 @@ class _Lowering:
             None if before is None else tuple(before),
             None if after is None else tuple(after),
         )
+        build_units = self.build_units
+        return self.counted_symbol(
+            key, lambda: build_units(before, (accepting, edges), expr.min, expr.max, after)
+        )
+
+    def counted_symbol(self, key: tuple[Any, ...], build: Callable[[], Any]) -> int | None:
+        """The terminal symbol of the counted terminal ``build`` makes (remembered by ``key``),
+        or None when it makes none."""
         if key in self.terminal_of_program:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
-        counted = self.build_units(before, (accepting, edges), expr.min, expr.max, after)
+        counted = build()
         if counted is None:
             self.terminal_of_program[key] = None
             return None
