@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 __all__ = [
     "Alt",
@@ -57,8 +58,19 @@ __all__ = [
 ]
 
 
+class _Node:
+    """The base of every node class: a class-level default for the one attribute a consumer
+    may attach to a node. Not a dataclass, so the attribute is no field: it takes no part in
+    equality, hashing or ``repr``."""
+
+    # What the compiler derives from the node alone (``compiler.lower._NodeFacts``), stored
+    # on first use with ``object.__setattr__``; the class default makes the lookup one
+    # attribute read on the hot path instead of a dictionary probe.
+    _lowering_facts: Any = None
+
+
 @dataclass(frozen=True)
-class Bytes:
+class Bytes(_Node):
     """One byte from a set given as sorted, disjoint, inclusive ranges ``(lo, hi)``."""
 
     ranges: tuple[tuple[int, int], ...]
@@ -92,21 +104,21 @@ class Bytes:
 
 
 @dataclass(frozen=True)
-class Seq:
+class Seq(_Node):
     """Concatenation of ``items``."""
 
     items: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
-class Alt:
+class Alt(_Node):
     """Alternation of ``items``; no items is the empty language."""
 
     items: tuple[Expr, ...]
 
 
 @dataclass(frozen=True)
-class Repeat:
+class Repeat(_Node):
     """``item`` repeated between ``min`` and ``max`` times (``max=None``: no bound)."""
 
     item: Expr
@@ -119,21 +131,21 @@ class Repeat:
 
 
 @dataclass(frozen=True)
-class Ref:
+class Ref(_Node):
     """The language of the rule called ``name``."""
 
     name: str
 
 
 @dataclass(frozen=True)
-class Special:
+class Special(_Node):
     """A special token (chat marker, EOS...) matched by its id only."""
 
     token_id: int
 
 
 @dataclass(frozen=True)
-class Automaton:
+class Automaton(_Node):
     """A regular language as a finite automaton: state 0 starts; ``states[s]`` is
     ``(accepting, ((label, target), ...))`` with each label a :class:`Bytes`.
 
@@ -153,7 +165,7 @@ class Automaton:
 
 
 @dataclass(frozen=True)
-class Unordered:
+class Unordered(_Node):
     """Items in any order, each at most once, with ``separator`` between two of them.
 
     The language is every ``x1 sep x2 sep ... sep xk`` (``k >= 0``) where each ``xj`` is a
@@ -182,7 +194,7 @@ class Unordered:
 
 
 @dataclass(frozen=True)
-class Difference:
+class Difference(_Node):
     """The strings of ``left`` that are not strings of ``right``; both must be regular
     (reach no recursive rule and no special token).
 
@@ -196,7 +208,7 @@ class Difference:
 
 
 @dataclass(frozen=True)
-class Seam:
+class Seam(_Node):
     """The empty string, as an item of a :class:`Seq`: a hint that the compiler should end one
     terminal here and start another, because the pieces on either side recur elsewhere.
 
@@ -209,7 +221,7 @@ class Seam:
 
 
 @dataclass(frozen=True)
-class CountedAutomaton:
+class CountedAutomaton(_Node):
     """The words spelled by a path from state 0 to an accepting state of ``units`` that takes
     between ``min`` and ``max`` edges (``max=None``: no bound).
 

@@ -110,7 +110,7 @@ class TerminalCache:
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, program: list[int], max_states: int, subset_cap: int) -> Any:
+    def get(self, program: bytes, max_states: int, subset_cap: int) -> Any:
         """The DfaTokenIndex for ``program``, or None when its minimized DFA exceeds
         ``max_states`` or its subset construction ``subset_cap`` (at least ``max_states``:
         the lowering decides the slack, see ``_Lowering.try_terminal``)."""
@@ -126,22 +126,22 @@ class TerminalCache:
                 return None
             return _core.DfaTokenIndex(dfa, self.native_vocab, self.slice, self.limits.max_boundary_nodes)
 
-        return self._remembered((tuple(program), max_states, subset_cap), build)
+        return self._remembered((program, max_states, subset_cap), build)
 
     def get_counted(
         self,
-        prefix: list[int] | None,
-        item: list[int],
+        prefix: bytes | None,
+        item: bytes,
         min_count: int,
         max_count: int | None,
-        suffix: list[int] | None,
+        suffix: bytes | None,
     ) -> Any:
         """A native ``CountedTerminal`` for ``prefix item{min_count,max_count} suffix`` (regex
         programs; None: the empty string), or None when the pieces do not suit a counter (too
         large, or not deterministic as a loop: see ``cpp/include/tokensieve/counted.hpp``)."""
         budget = self.limits.max_terminal_states
 
-        def dfa(program: list[int] | None) -> Any:
+        def dfa(program: bytes | None) -> Any:
             return None if program is None else self._dfa(program, budget)
 
         def build() -> Any:
@@ -161,23 +161,16 @@ class TerminalCache:
             except ValueError:  # the pieces do not make a deterministic loop: the parser repeats the item
                 return None
 
-        key = (
-            "counted",
-            None if prefix is None else tuple(prefix),
-            tuple(item),
-            min_count,
-            max_count,
-            None if suffix is None else tuple(suffix),
-        )
+        key = ("counted", prefix, item, min_count, max_count, suffix)
         return self._remembered(key, build)
 
     def get_counted_units(
         self,
-        prefix: list[int] | None,
-        units: tuple[tuple[bool, ...], tuple[tuple[int, int, tuple[int, ...]], ...]],
+        prefix: bytes | None,
+        units: tuple[tuple[bool, ...], tuple[tuple[int, int, bytes], ...]],
         min_count: int,
         max_count: int | None,
-        suffix: list[int] | None,
+        suffix: bytes | None,
     ) -> Any:
         """A native ``CountedTerminal`` for ``prefix`` + a path of min_count..max_count edges
         through a unit automaton (``units``: accepting flags, and edges ``(from, to, label
@@ -188,7 +181,7 @@ class TerminalCache:
 
         def build() -> Any:
             try:
-                labels = {program: self._dfa(list(program), budget) for _, _, program in edges}
+                labels = {program: self._dfa(program, budget) for _, _, program in edges}
                 return _core.CountedTerminal.from_units(
                     None if prefix is None else self._dfa(prefix, budget),
                     list(accepting),
@@ -203,18 +196,12 @@ class TerminalCache:
             except (LimitExceeded, ValueError):  # too large, or not a deterministic length-monotone loop
                 return None
 
-        key = (
-            "units",
-            None if prefix is None else tuple(prefix),
-            units,
-            min_count,
-            max_count,
-            None if suffix is None else tuple(suffix),
-        )
+        key = ("units", prefix, units, min_count, max_count, suffix)
         return self._remembered(key, build)
 
-    def _dfa(self, program: list[int], max_states: int) -> Any:
-        return _core.build_dfa(np.asarray(program, dtype=np.int32), self.limits.max_nfa_states, max_states)
+    def _dfa(self, program: bytes, max_states: int) -> Any:
+        words = np.frombuffer(program, dtype=np.int32)  # a view: no copy
+        return _core.build_dfa(words, self.limits.max_nfa_states, max_states)
 
     def _remembered(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
         """The entry for ``key``, built outside the lock on a miss (None is an entry too)."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import sys
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,17 +53,17 @@ __all__ = ["LoweredGrammar", "lower", "regex_program"]
 # Regex program opcodes (cpp/include/tokensieve/dfa.hpp).
 OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON, OP_DIFFERENCE = 0, 1, 2, 3, 4, 5
 
+# Programs travel as native-endian int32 words in ``bytes`` (see :func:`_program`).
 # A terminal builder: (regex program, state budget, subset-construction cap) -> DfaTokenIndex
 # handle, or None when the minimized automaton exceeds the budget or its construction the cap.
-TerminalBuilder = Callable[[list[int], int, int], Any]
+TerminalBuilder = Callable[[bytes, int, int], Any]
 # A counted-terminal builder: (prefix program or None, item program, min, max or None, suffix
 # program or None) -> CountedTerminal handle, or None when the pieces do not suit a counter.
-CountedBuilder = Callable[[Any, list[int], int, Any, Any], Any]
+CountedBuilder = Callable[[Any, bytes, int, Any, Any], Any]
 # The same for a counted automaton: the item is (unit accepting flags, ((from, to, label
 # program), ...)).
-UnitsBuilder = Callable[
-    [Any, tuple[tuple[bool, ...], tuple[tuple[int, int, tuple[int, ...]], ...]], int, Any, Any], Any
-]
+UnitItem = tuple[tuple[bool, ...], tuple[tuple[int, int, bytes], ...]]
+UnitsBuilder = Callable[[Any, UnitItem, int, Any, Any], Any]
 
 
 @dataclass
@@ -98,7 +99,7 @@ class _NodeFacts:
         self.counted = counted  # holds a CountedAutomaton: regular, but only a counter runs it
         # Known only when the node references no rule (otherwise they depend on the grammar):
         self.nfa_size = nfa_size  # Thompson-NFA size, bounded repetitions unrolled
-        self.program: list[int] | None = None  # its regex program, set when first emitted
+        self.program: bytes | None = None  # its regex program (int32 words), set when first emitted
 
     @property
     def rule_free(self) -> bool:
@@ -107,22 +108,23 @@ class _NodeFacts:
 
 
 _NO_REFS: frozenset[str] = frozenset()
-_FACTS = "_lowering_facts"  # the attribute holding a node's facts
 
 
 def _facts(expr: Expr) -> _NodeFacts:
     """The node's :class:`_NodeFacts`, derived from its children's on first use.
 
-    Stored with ``object.__setattr__`` because IR dataclasses are frozen; the facts are a
-    function of the node, so concurrent lowerings may both store them harmlessly."""
-    hit: _NodeFacts | None = expr.__dict__.get(_FACTS)
+    Kept in the node's ``_lowering_facts`` attribute (see ``ir._Node``), stored with
+    ``object.__setattr__`` because IR dataclasses are frozen; the facts are a function of the
+    node, so concurrent lowerings may both store them harmlessly. Hot callers read the
+    attribute themselves and call this only when it is still None."""
+    hit: _NodeFacts | None = expr._lowering_facts
     if hit is not None:
         return hit
     facts: _NodeFacts
     if isinstance(expr, Bytes):
         facts = _NodeFacts(_NO_REFS, True, 1)
     elif isinstance(expr, (Seq, Alt)):
-        parts = [_facts(it) for it in expr.items]
+        parts = [it._lowering_facts or _facts(it) for it in expr.items]
         size: int | None = 1 if isinstance(expr, Alt) else 0
         for p in parts:
             size = None if size is None or p.nfa_size is None else size + p.nfa_size
@@ -159,7 +161,7 @@ def _facts(expr: Expr) -> _NodeFacts:
         facts = _NodeFacts(_NO_REFS, True, 0)
     else:  # Special
         facts = _NodeFacts(_NO_REFS, False, None)
-    object.__setattr__(expr, _FACTS, facts)
+    object.__setattr__(expr, "_lowering_facts", facts)
     return facts
 
 
@@ -172,72 +174,77 @@ def _union_refs(parts: list[_NodeFacts]) -> frozenset[str]:
 
 def regex_program(expr: Expr, rules: dict[str, Expr] | None = None) -> list[int]:
     """The prefix-encoded program of a regular expression (``Ref`` bodies are inlined)."""
-    out: list[int] = []
-    _emit(expr, rules or {}, out, {})
-    return out
+    return array("i", _program(expr, rules or {}, {})).tolist()
 
 
-def _emit(expr: Expr, rules: dict[str, Expr], out: list[int], memo: dict[int, list[int]]) -> None:
-    """Appends ``expr``'s program to ``out``. A rule-free node keeps its program in its facts;
-    one that inlines rules depends on the grammar and is remembered in ``memo`` (by id: the
-    caller keeps the node alive)."""
-    facts = _facts(expr)
+def _program(expr: Expr, rules: dict[str, Expr], memo: dict[int, bytes]) -> bytes:
+    """``expr``'s program as native-endian int32 words: the form the native DFA builder reads
+    without a copy, and a cheap dictionary key (hashed once, as bytes)."""
+    facts = expr._lowering_facts or _facts(expr)
     if facts.program is not None:
-        out.extend(facts.program)
+        return facts.program
+    out: list[bytes] = []
+    _emit(expr, rules, out, memo)
+    return out[0] if len(out) == 1 else b"".join(out)
+
+
+def _words(*values: int) -> bytes:
+    return array("i", values).tobytes()
+
+
+_EMPTY_SEQ = _words(OP_SEQ, 0)
+
+
+def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, bytes]) -> None:
+    """Appends ``expr``'s program to ``out`` as chunks of int32 words. A rule-free node keeps its
+    program in its facts; one that inlines rules depends on the grammar and is remembered in
+    ``memo`` (by id: the caller keeps the node alive). Programs of children are joined, not
+    re-encoded, so emitting a sequence of known parts is a few memory copies."""
+    facts = expr._lowering_facts or _facts(expr)
+    if facts.program is not None:
+        out.append(facts.program)
         return
     cached = memo.get(id(expr))
     if cached is not None:
-        out.extend(cached)
+        out.append(cached)
         return
     start = len(out)
     if isinstance(expr, Bytes):
-        out.append(OP_BYTES)
-        out.append(len(expr.ranges))
-        for lo, hi in expr.ranges:
-            out.append(lo)
-            out.append(hi)
-    elif isinstance(expr, Seq):
-        out.append(OP_SEQ)
-        out.append(len(expr.items))
-        for it in expr.items:
-            _emit(it, rules, out, memo)
-    elif isinstance(expr, Alt):
-        out.append(OP_ALT)
-        out.append(len(expr.items))
+        out.append(_words(OP_BYTES, len(expr.ranges), *(b for r in expr.ranges for b in r)))
+    elif isinstance(expr, (Seq, Alt)):
+        out.append(_words(OP_SEQ if isinstance(expr, Seq) else OP_ALT, len(expr.items)))
         for it in expr.items:
             _emit(it, rules, out, memo)
     elif isinstance(expr, Repeat):
-        out.append(OP_REPEAT)
-        out.append(expr.min)
-        out.append(-1 if expr.max is None else expr.max)
+        out.append(_words(OP_REPEAT, expr.min, -1 if expr.max is None else expr.max))
         _emit(expr.item, rules, out, memo)
     elif isinstance(expr, Ref):
         _emit(rules[expr.name], rules, out, memo)
     elif isinstance(expr, Automaton):
-        out.append(OP_AUTOMATON)
-        out.append(len(expr.states))
+        header = [OP_AUTOMATON, len(expr.states)]
         for accepting, edges in expr.states:
-            out.append(1 if accepting else 0)
-            out.append(len(edges))
-            out.extend(target for _, target in edges)
+            header += (1 if accepting else 0, len(edges), *(target for _, target in edges))
+        out.append(_words(*header))
         for _, edges in expr.states:
             for label, _ in edges:
                 _emit(label, rules, out, memo)
     elif isinstance(expr, Difference):
-        out.append(OP_DIFFERENCE)
+        out.append(_words(OP_DIFFERENCE))
         _emit(expr.left, rules, out, memo)
         _emit(expr.right, rules, out, memo)
     elif isinstance(expr, Seam):  # inside one terminal a seam is just the empty string
-        out.append(OP_SEQ)
-        out.append(0)
+        out.append(_EMPTY_SEQ)
     elif isinstance(expr, CountedAutomaton):
         raise TypeError("a counted automaton has no regex program: it runs as a counted terminal")
     else:
         raise TypeError(f"not a regular expression: {expr!r}")
+    program = out[start] if len(out) == start + 1 else b"".join(out[start:])
+    del out[start + 1 :]
+    out[start] = program
     if facts.rule_free:
-        facts.program = out[start:]
+        facts.program = program
     else:
-        memo[id(expr)] = out[start:]
+        memo[id(expr)] = program
 
 
 def _recursive_rules(grammar: Grammar) -> set[str]:
@@ -306,11 +313,13 @@ class _Lowering:
         self.out = LoweredGrammar()
         self.regular_rules: dict[str, bool] = {}
         self.counted_rules: dict[str, bool] = {}
+        self.regular_refs: dict[frozenset[str], bool] = {}  # by a node's references
+        self.counted_refs: dict[frozenset[str], bool] = {}
         self.rule_nt: dict[str, int] = {}
         self.expr_nt: dict[int, int] = {}
         self.terminal_of_program: dict[tuple[Any, ...], int | None] = {}
         self.special_terminal: dict[int, int] = {}
-        self.program_memo: dict[int, list[int]] = {}
+        self.program_memo: dict[int, bytes] = {}
         self.size_memo: dict[int, int] = {}
         self.symbols_memo: dict[int, list[int]] = {}
         self.keep_alive: list[Expr] = []  # id()-keyed memos need their keys alive
@@ -320,8 +329,17 @@ class _Lowering:
     # ---------------------------------------------------------------- classification
     def is_regular(self, expr: Expr) -> bool:
         """Whether ``expr`` reaches no recursive rule, special token or Unordered node."""
-        facts = _facts(expr)
-        return facts.closed and all(self.rule_is_regular(name) for name in facts.refs)
+        facts = expr._lowering_facts or _facts(expr)
+        if not facts.closed:
+            return False
+        refs = facts.refs
+        if not refs:
+            return True
+        hit = self.regular_refs.get(refs)  # many nodes share one set of references
+        if hit is None:
+            hit = all(self.rule_is_regular(name) for name in refs)
+            self.regular_refs[refs] = hit
+        return hit
 
     def rule_is_regular(self, name: str) -> bool:
         hit = self.regular_rules.get(name)
@@ -333,8 +351,17 @@ class _Lowering:
     def has_counted(self, expr: Expr) -> bool:
         """Whether a regular ``expr`` holds a CountedAutomaton (rules followed: none of them is
         recursive): it then has no regex program."""
-        facts = _facts(expr)
-        return facts.counted or any(self.rule_has_counted(name) for name in facts.refs)
+        facts = expr._lowering_facts or _facts(expr)
+        if facts.counted:
+            return True
+        refs = facts.refs
+        if not refs:
+            return False
+        hit = self.counted_refs.get(refs)
+        if hit is None:
+            hit = any(self.rule_has_counted(name) for name in refs)
+            self.counted_refs[refs] = hit
+        return hit
 
     def rule_has_counted(self, name: str) -> bool:
         hit = self.counted_rules.get(name)
@@ -367,7 +394,7 @@ class _Lowering:
 
     def nfa_size(self, expr: Expr) -> int:
         """Thompson-NFA size of a regular expression (bounded repetitions unrolled), memoized."""
-        size: int | None = _facts(expr).nfa_size
+        size: int | None = (expr._lowering_facts or _facts(expr)).nfa_size
         if size is not None:
             return size
         key = id(expr)
@@ -403,15 +430,14 @@ class _Lowering:
         # (with 64x the budget, Github_medium o50681 spent 30 s and 6 GiB on attempts like that).
         if splittable and self.nfa_size(expr) > 8 * self.limits.max_terminal_states * subset_slack:
             return None
-        program: list[int] = []
-        _emit(expr, self.rules, program, self.program_memo)
+        program = _program(expr, self.rules, self.program_memo)
         # The budget (and so the cache key) depends on splittability: a rule reference to an
         # atomic part may fail under the split budget and still fit under the hard one.
         must_fit = budget is None and not splittable
         if budget is None:
             budget = self.limits.max_terminal_states if splittable else self.limits.max_dfa_states
         subset_cap = max(budget, min(budget * subset_slack, self.limits.max_dfa_states))
-        key = (budget, subset_cap, *program)
+        key = (budget, subset_cap, program)
         if key in self.terminal_of_program:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
@@ -457,16 +483,7 @@ class _Lowering:
         item = self.program(expr.item)
         before = self.program(Seq(prefix)) if prefix else None
         after = self.program(Seq(suffix)) if suffix else None
-        key = (
-            "counted",
-            expr.min,
-            expr.max,
-            len(item),
-            *item,
-            -1 if before is None else len(before),
-            *(before or ()),
-            *(after or ()),
-        )
+        key = ("counted", expr.min, expr.max, item, before, after)
         build_counted = self.build_counted
         return self.counted_symbol(key, lambda: build_counted(before, item, expr.min, expr.max, after))
 
@@ -478,19 +495,11 @@ class _Lowering:
             return None
         accepting = tuple(accept for accept, _ in expr.units)
         edges = tuple(
-            (s, t, tuple(self.program(label))) for s, (_, row) in enumerate(expr.units) for label, t in row
+            (s, t, self.program(label)) for s, (_, row) in enumerate(expr.units) for label, t in row
         )
         before = self.program(Seq(prefix)) if prefix else None
         after = self.program(Seq(suffix)) if suffix else None
-        key = (
-            "units",
-            expr.min,
-            expr.max,
-            accepting,
-            edges,
-            None if before is None else tuple(before),
-            None if after is None else tuple(after),
-        )
+        key = ("units", expr.min, expr.max, accepting, edges, before, after)
         build_units = self.build_units
         return self.counted_symbol(
             key, lambda: build_units(before, (accepting, edges), expr.min, expr.max, after)
@@ -512,11 +521,9 @@ class _Lowering:
         self.terminal_of_program[key] = t
         return -(t + 1)
 
-    def program(self, expr: Expr) -> list[int]:
+    def program(self, expr: Expr) -> bytes:
         self.keep_alive.append(expr)  # the program memo is keyed by id()
-        out: list[int] = []
-        _emit(expr, self.rules, out, self.program_memo)
-        return out
+        return _program(expr, self.rules, self.program_memo)
 
     def counted_run(self, run: list[Expr], at_least: int) -> list[int] | None:
         """Symbols for a run of regular items holding a repetition with a bound of at least
@@ -612,10 +619,11 @@ class _Lowering:
     def _symbols(self, expr: Expr) -> list[int]:
         if isinstance(expr, Seam) or (isinstance(expr, Seq) and not expr.items):
             return []
-        seamed = self.seamed(expr) if self.is_regular(expr) else None
+        regular = self.is_regular(expr)
+        seamed = self.seamed(expr) if regular else None
         if seamed is not None:
             return self.seq_symbols(seamed.items)  # not one terminal: cut at the seams
-        if self.is_regular(expr):
+        if regular:
             # A long repetition is cheaper with a counter even when its automaton would fit:
             # the unrolled automaton has a state, and so a token-index entry, per position.
             if isinstance(expr, Seq):

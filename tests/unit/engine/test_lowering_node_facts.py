@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from array import array
+
 from tokensieve.compiler import lower as lowering
 from tokensieve.ir import Alt, Bytes, Ref, Repeat, Seq, Special, Unordered, literal
 
@@ -9,7 +11,8 @@ from tokensieve.ir import Alt, Bytes, Ref, Repeat, Seq, Special, Unordered, lite
 def test_a_rule_free_program_is_kept_on_the_node_and_reused() -> None:
     node = Alt((literal("ab"), Repeat(literal("c"), 0, 3)))
     first = lowering.regex_program(node)
-    assert lowering._facts(node).program == first
+    kept = lowering._facts(node).program
+    assert kept is not None and array("i", kept).tolist() == first  # int32 words
     # A structurally equal but distinct node gets the same program from scratch.
     twin = Alt((literal("ab"), Repeat(literal("c"), 0, 3)))
     assert lowering.regex_program(twin) == first

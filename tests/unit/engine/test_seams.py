@@ -7,6 +7,7 @@ property names builds automata for its keys only.
 
 from __future__ import annotations
 
+from array import array
 from typing import Any
 
 import tokensieve as ts
@@ -25,8 +26,8 @@ class _Recorder:
         self.cache = cache
         self.programs: list[tuple[int, ...]] = []
 
-    def __call__(self, program: list[int], max_states: int, subset_cap: int) -> Any:
-        self.programs.append(tuple(program))
+    def __call__(self, program: bytes, max_states: int, subset_cap: int) -> Any:
+        self.programs.append(tuple(array("i", program)))  # int32 words
         return self.cache.get(program, max_states, subset_cap)
 
 

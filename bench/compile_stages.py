@@ -1,0 +1,119 @@
+"""Where tokensieve's compile time goes, stage by stage, on MaskBench schemas.
+
+    PYTHONPATH=src .venv/bin/python bench/compile_stages.py [--sample N] [--profile TOP]
+        [--slowest K] [--json PATH]
+
+For each schema (sorted; an even ``--sample`` of them), in one process with one terminal
+cache as in ``bench/compare.py``'s worker, times each stage of a compile:
+
+- ``frontend``: JSON Schema -> grammar IR (``json_schema_to_grammar``);
+- ``lower``: IR -> terminals and productions (``compiler.lower``), including the native
+  DFA builds and token indexes of terminals not yet in the cache;
+- ``native``: the native ``CompiledGrammar`` (parser tables);
+- ``first_mask``: a matcher and its first mask.
+
+Prints p50/p90/p99/max per stage (process CPU time) and the slowest schemas with their
+stage split. ``--profile TOP`` also runs ``cProfile`` over all compiles and prints the TOP
+functions by own time. Not a benchmark against peers (that is ``compare.py``): a tool to
+find what to make faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import json
+import pstats
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "src"))
+
+import numpy as np  # noqa: E402
+
+import tokensieve as ts  # noqa: E402
+from bench.common import LLAMA3_TOKENIZER, MASKBENCH_DEV, sample_evenly  # noqa: E402
+from tokensieve import _core  # noqa: E402
+from tokensieve.compiler.compiled import TerminalCache, _native_limits  # noqa: E402
+from tokensieve.compiler.lower import lower  # noqa: E402
+from tokensieve.frontends.json_schema import json_schema_to_grammar  # noqa: E402
+
+STAGES = ("frontend", "lower", "native", "first_mask")
+
+
+def compile_in_stages(schema: Any, cache: TerminalCache, limits: ts.Limits) -> dict[str, float]:
+    """Seconds of process CPU per stage for one schema (raises what the compiler raises)."""
+    clock = time.process_time
+    t0 = clock()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        grammar = json_schema_to_grammar(schema, property_order="any")
+    t1 = clock()
+    lowered = lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units)
+    t2 = clock()
+    native = _core.CompiledGrammar(
+        cache.native_vocab, lowered.terminals, lowered.num_nonterminals, lowered.productions,
+        lowered.start, _native_limits(limits), lowered.unordered,
+    )
+    t3 = clock()
+    matcher = _core.Matcher(native)
+    mask = np.zeros((1, (cache.native_vocab.size + 31) // 32), dtype=np.int32)
+    matcher.fill_mask(mask, 0)
+    t4 = clock()
+    return {"frontend": t1 - t0, "lower": t2 - t1, "native": t3 - t2, "first_mask": t4 - t3}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sample", type=int, default=400, help="an even sample of N schemas (0: all)")
+    ap.add_argument("--profile", type=int, default=0, help="print the TOP functions by own time")
+    ap.add_argument("--slowest", type=int, default=10, help="list the K slowest schemas")
+    ap.add_argument("--json", type=Path, help="write per-schema stage times here")
+    args = ap.parse_args()
+
+    files = sample_evenly(sorted(MASKBENCH_DEV.glob("*.json")), args.sample)
+    vocab = ts.Vocabulary.from_tokenizer_json(str(LLAMA3_TOKENIZER))
+    limits = ts.Limits()
+    cache = TerminalCache(vocab, limits)
+    schemas = [(p.stem, json.loads(p.read_text(encoding="utf-8"))["schema"]) for p in files]
+
+    profiler = cProfile.Profile() if args.profile else None
+    rows: list[tuple[str, dict[str, float]]] = []
+    failed = 0
+    for name, schema in schemas:
+        if profiler:
+            profiler.enable()
+        try:
+            rows.append((name, compile_in_stages(schema, cache, limits)))
+        except (ts.TokensieveError, RecursionError):
+            failed += 1
+        finally:
+            if profiler:
+                profiler.disable()
+
+    print(f"{len(rows)} schemas compiled, {failed} refused; process CPU time in ms")
+    print(f"{'stage':<11} {'p50':>8} {'p90':>8} {'p99':>8} {'max':>9} {'sum':>9}")
+    for stage in (*STAGES, "total"):
+        values = np.array([sum(t.values()) if stage == "total" else t[stage] for _, t in rows]) * 1e3
+        p50, p90, p99 = np.percentile(values, [50, 90, 99])
+        print(f"{stage:<11} {p50:8.3f} {p90:8.3f} {p99:8.2f} {values.max():9.1f} {values.sum():9.0f}")
+
+    print(f"\nslowest {args.slowest}:")
+    for name, t in sorted(rows, key=lambda r: -sum(r[1].values()))[: args.slowest]:
+        split = " ".join(f"{s}={t[s] * 1e3:.1f}" for s in STAGES)
+        print(f"  {sum(t.values()) * 1e3:9.1f} ms  {name}  ({split})")
+
+    if profiler:
+        print()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
+    if args.json:
+        args.json.write_text(json.dumps({name: t for name, t in rows}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
