@@ -111,7 +111,7 @@ def possible_types(conv: Converter, conj: list[Location], depth: int = 0) -> fro
     # Disjointness questions ask about the same conjunctions over and over (every pair of
     # oneOf arms, every nesting level): remembered per conversion. The entry keeps the
     # schemas alive, since their ids are the key.
-    memo_key = ("possible_types", depth, tuple((id(loc.schema), loc.pointer, loc.base) for loc in conj))
+    memo_key = ("possible_types", depth, _conjunction_key(conj))
     hit = conv.memo.get(memo_key)
     if hit is not None:
         return hit[0]  # type: ignore[no-any-return]
@@ -161,10 +161,29 @@ def disjoint_on(
     conv: Converter, a: list[Location], b: list[Location], group: frozenset[str], depth: int = 0
 ) -> bool:
     """True when no value of the type group satisfies both conjunctions."""
-    from .composition import _enum_values
-
     if not group & possible_types(conv, a, depth) & possible_types(conv, b, depth):
         return True
+    # oneOf asks about arms (i, j) and (j, i), and nested arms repeat the questions of their
+    # parents: remembered per conversion, for the unordered pair (the test is symmetric).
+    # The entry keeps the schemas alive, since their ids are the key.
+    memo_key = ("disjoint_on", frozenset((_conjunction_key(a), _conjunction_key(b))), group, depth)
+    hit = conv.memo.get(memo_key)
+    if hit is not None:
+        return hit[0]  # type: ignore[no-any-return]
+    answer = _disjoint_on(conv, a, b, group, depth)
+    conv.memo[memo_key] = (answer, [loc.schema for loc in (*a, *b)])
+    return answer
+
+
+def _conjunction_key(conj: list[Location]) -> tuple[tuple[int, str, Any], ...]:
+    return tuple((id(loc.schema), loc.pointer, loc.base) for loc in conj)
+
+
+def _disjoint_on(
+    conv: Converter, a: list[Location], b: list[Location], group: frozenset[str], depth: int
+) -> bool:
+    from .composition import _enum_values
+
     for mine, other in ((a, b), (b, a)):
         values = _enum_values(mine)
         if values is not None and not any(
