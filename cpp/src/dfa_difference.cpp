@@ -38,23 +38,34 @@ DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t 
   if (left.start() == Dfa::kDead) return product;
 
   // Product states (l, r), r = kDead once `right` can no longer match; numbered breadth-first.
-  auto key = [](int32_t l, int32_t r) {
-    return (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
-  };
-  std::unordered_map<uint64_t, int32_t> index;
+  // The index of a pair is a flat table when the pair space is small enough (it is for "any
+  // string but these keys": a string automaton of ~15 states times the keys' automaton), and a
+  // hash map otherwise; the lookup is the product's inner loop, once per (state, class).
+  const int64_t pair_space = static_cast<int64_t>(left.num_states()) * (right.num_states() + 1);
+  constexpr int64_t kMaxDenseIndex = int64_t{1} << 22;  // 16 MiB of int32
+  std::vector<int32_t> dense;
+  std::unordered_map<uint64_t, int32_t> sparse;
+  if (pair_space <= kMaxDenseIndex) dense.assign(static_cast<size_t>(pair_space), -1);
   std::vector<std::pair<int32_t, int32_t>> states;
   auto state_of = [&](int32_t l, int32_t r) {
-    auto [it, inserted] = index.try_emplace(key(l, r), static_cast<int32_t>(states.size()));
-    if (inserted) {
+    int32_t* slot;
+    if (!dense.empty()) {
+      slot = &dense[static_cast<size_t>(l) * (right.num_states() + 1) + static_cast<size_t>(r + 1)];
+    } else {
+      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
+      slot = &sparse.try_emplace(key, -1).first->second;
+    }
+    if (*slot < 0) {
       if (static_cast<int64_t>(states.size()) >= max_states) {
         throw Error(ErrorKind::LimitExceeded,
                     "a set difference of regular languages needs more than " + std::to_string(max_states) +
                         " automaton states",
                     "max_dfa_states");
       }
+      *slot = static_cast<int32_t>(states.size());
       states.push_back({l, r});
     }
-    return it->second;
+    return *slot;
   };
   state_of(left.start(), right.start());
   for (size_t s = 0; s < states.size(); ++s) {

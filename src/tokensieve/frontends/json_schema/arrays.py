@@ -208,7 +208,7 @@ def _contains(
             return NOTHING
         cond = _sub(loc, "contains")
         slots = [*position_parts, rest_parts]
-        if all(_conj_value(conv, [*p, _negated(cond)])[0] == NOTHING for p in slots):
+        if all(_conj_value(conv, [*p, _negated(conv, cond)])[0] == NOTHING for p in slots):
             # Every item matches: the count is the array's length.
             lo = max(lo, c_lo)
             hi = c_hi if hi is None else hi if c_hi is None else min(hi, c_hi)
@@ -242,7 +242,7 @@ def _contains(
             parts = list(position_parts[position] if position < width else rest_parts)
             for i, cond in enumerate(conds):
                 parts.append(
-                    cond if matched >> i & 1 else Location({"not": cond.schema}, cond.pointer, cond.base)
+                    cond if matched >> i & 1 else _negated(conv, cond)
                 )
             kinds[key] = _conj_value(conv, parts)[0]
         return kinds[key]
@@ -289,8 +289,17 @@ def _contains(
     return alt(*options) if options else NOTHING
 
 
-def _negated(loc: Location) -> Location:
-    return Location({"not": loc.schema}, loc.pointer, loc.base)
+def _negated(conv: Converter, loc: Location) -> Location:
+    """``not`` the schema at ``loc``, one object per schema and place: conversions of
+    conjunctions are remembered by the ids of their schemas (``Converter.all_of``), so a
+    fresh ``{"not": ...}`` for every item kind would convert the item schema again each time
+    (Github_medium o3626: 8 s, most of it the same conversions)."""
+    key = ("negated", id(loc.schema), loc.pointer, loc.base)
+    hit = conv.memo.get(key)
+    if hit is None:
+        hit = (Location({"not": loc.schema}, loc.pointer, loc.base), loc.schema)  # keeps the id alive
+        conv.memo[key] = hit
+    return hit[0]  # type: ignore[no-any-return]
 
 
 def _unique(
