@@ -431,6 +431,26 @@ class _Lowering:
         if splittable and self.nfa_size(expr) > 8 * self.limits.max_terminal_states * subset_slack:
             return None
         program = _program(expr, self.rules, self.program_memo)
+        return self.terminal_for(program, splittable, budget, subset_slack)
+
+    def try_run_terminal(
+        self, run: list[Expr], budget: int | None = None, subset_slack: int = 1
+    ) -> int | None:
+        """:meth:`try_terminal` of ``Seq(run)``, without making that node: a sequence node made
+        for one lookup would have its facts derived and its program joined, only to be dropped."""
+        if any(self.has_counted(it) for it in run):
+            return None
+        if sum(self.nfa_size(it) for it in run) > 8 * self.limits.max_terminal_states * subset_slack:
+            return None
+        chunks = [_words(OP_SEQ, len(run))]
+        for it in run:
+            _emit(it, self.rules, chunks, self.program_memo)
+        return self.terminal_for(b"".join(chunks), True, budget, subset_slack)
+
+    def terminal_for(
+        self, program: bytes, splittable: bool, budget: int | None, subset_slack: int
+    ) -> int | None:
+        """The terminal symbol for a regex program (see :meth:`try_terminal`), or None."""
         # The budget (and so the cache key) depends on splittability: a rule reference to an
         # atomic part may fail under the split budget and still fit under the hard one.
         must_fit = budget is None and not splittable
@@ -553,15 +573,14 @@ class _Lowering:
         for lo, hi in ((j - 1, j + 2), (j, j + 2), (j - 1, j + 1)):
             if lo < 0 or hi > len(run) or (lo == 0 and hi == len(run)):
                 continue
-            group = Seq(tuple(run[lo:hi]))
-            self.keep_alive.append(group)  # the program memo is keyed by id()
+            group = run[lo:hi]
             # The last try before pieces that end anywhere: a larger budget and, unless a
             # large bounded repetition is unrolled in it (its automaton is large anyway, and
             # a counter takes it), room for the subset construction, which may overshoot the
             # minimal automaton many times (a `uri-reference` string: 8,000+ states on the
             # way to 1,309).
-            slack = 1 if self.unrolls_large_repeat(group) else 8
-            t = self.try_terminal(group, 4 * self.limits.max_terminal_states, subset_slack=slack)
+            slack = 1 if any(self.unrolls_large_repeat(it) for it in group) else 8
+            t = self.try_run_terminal(group, 4 * self.limits.max_terminal_states, subset_slack=slack)
             if t is not None:
                 return [*self.seq_symbols(tuple(run[:lo])), t, *self.seq_symbols(tuple(run[hi:]))]
         return None
@@ -676,9 +695,7 @@ class _Lowering:
             if len(run) > 1:
                 counted = self.counted_run(run, self.limits.min_counted_repeat)
                 if counted is None:
-                    group = Seq(tuple(run))
-                    self.keep_alive.append(group)  # the program memo is keyed by id()
-                    t = self.try_terminal(group)
+                    t = self.try_run_terminal(run)
                     if t is not None:
                         out.append(t)
                         run.clear()
