@@ -36,8 +36,9 @@ class Limits:
       vocabulary-trie nodes than this, a token-index entry keeps the tokens' suffixes after
       those points grouped by first byte (built when the parser first allows that byte) rather
       than the nodes themselves. A tuning knob, never an error.
-    - ``max_compile_seconds``: wall-clock budget for lowering and building the automata of
-      one grammar.
+    - ``max_compile_seconds``: wall-clock budget for compiling one grammar through a
+      :class:`Compiler`: the front-end (a JSON Schema's conversion) and the lowering and
+      automata together.
 
     Run-time limits (per matcher):
 

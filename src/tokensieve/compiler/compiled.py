@@ -223,12 +223,15 @@ def compile_grammar(
     limits: Limits,
     source: str = "grammar",
     terminals: TerminalCache | None = None,
+    deadline: float | None = None,
 ) -> CompiledGrammar:
-    """Lower ``grammar`` and build its automata and parser tables for ``vocab``."""
+    """Lower ``grammar`` and build its automata and parser tables for ``vocab``; past
+    ``deadline`` (``time.monotonic()``; default: ``limits.max_compile_seconds`` from now) it
+    stops with :class:`LimitExceeded`."""
     started = time.perf_counter()
     cache = terminals if terminals is not None else TerminalCache.shared(vocab, limits)
 
-    lowered = lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units)
+    lowered = lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units, deadline)
     try:
         native = _core.CompiledGrammar(
             cache.native_vocab,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
@@ -44,7 +45,7 @@ class Compiler:
         """Output must match ``pattern`` entirely (Python ``re`` / ECMAScript common subset)."""
         from ..frontends.regex import parse_regex
 
-        def build() -> Grammar:
+        def build(deadline: float) -> Grammar:
             g = Grammar()
             g.add("root", parse_regex(pattern))
             return g
@@ -57,7 +58,7 @@ class Compiler:
 
         return self._cached(
             ("ebnf", text, start),
-            lambda: parse_ebnf(text, start=start, special_tokens=self.vocab.token_id),
+            lambda deadline: parse_ebnf(text, start=start, special_tokens=self.vocab.token_id),
             "ebnf",
         )
 
@@ -66,14 +67,14 @@ class Compiler:
         from ..frontends.json_value import json_grammar
 
         ws = WhitespacePolicy.coerce(whitespace)
-        return self._cached(("json", ws.key()), lambda: json_grammar(ws), "json")
+        return self._cached(("json", ws.key()), lambda deadline: json_grammar(ws), "json")
 
     def choice(self, options: Sequence[str]) -> CompiledGrammar:
         """Exactly one of ``options``."""
         from ..frontends.choice import choice_grammar
 
         opts = tuple(options)
-        return self._cached(("choice", opts), lambda: choice_grammar(opts), "choice")
+        return self._cached(("choice", opts), lambda deadline: choice_grammar(opts), "choice")
 
     def json_schema(
         self,
@@ -94,9 +95,14 @@ class Compiler:
         except TypeError:
             source_key = ("object", id(schema), schema)  # classes and type hints: keyed by identity
 
-        def build() -> Grammar:
+        def build(deadline: float) -> Grammar:
             return json_schema_to_grammar(
-                schema, whitespace=ws, strict=strict, property_order=property_order, relax=relax
+                schema,
+                whitespace=ws,
+                strict=strict,
+                property_order=property_order,
+                relax=relax,
+                deadline=deadline,
             )
 
         return self._cached(
@@ -104,7 +110,11 @@ class Compiler:
         )
 
     # ------------------------------------------------------------------ cache
-    def _cached(self, key: tuple[Any, ...], build: Callable[[], Grammar], source: str) -> CompiledGrammar:
+    def _cached(
+        self, key: tuple[Any, ...], build: Callable[[float], Grammar], source: str
+    ) -> CompiledGrammar:
+        """The cached grammar for ``key``, or ``build(deadline)`` compiled and cached; one
+        ``Limits.max_compile_seconds`` deadline covers the front-end and the compile."""
         full_key = (*key, self.vocab.fingerprint)
         with self._lock:
             hit = self._cache.get(full_key)
@@ -113,7 +123,9 @@ class Compiler:
                 self.cache_hits += 1
                 return hit
             self.cache_misses += 1
-        compiled = compile_grammar(build(), self.vocab, self.limits, source, self._terminals)
+        deadline = time.monotonic() + self.limits.max_compile_seconds
+        grammar = build(deadline)
+        compiled = compile_grammar(grammar, self.vocab, self.limits, source, self._terminals, deadline)
         with self._lock:
             if full_key not in self._cache:
                 self._cache[full_key] = compiled

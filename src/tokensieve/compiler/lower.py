@@ -302,6 +302,7 @@ class _Lowering:
         limits: Limits,
         build_counted: CountedBuilder | None,
         build_units: UnitsBuilder | None,
+        deadline: float | None = None,
     ) -> None:
         self.grammar = grammar
         self.rules = grammar.rules
@@ -323,7 +324,7 @@ class _Lowering:
         self.size_memo: dict[int, int] = {}
         self.symbols_memo: dict[int, list[int]] = {}
         self.keep_alive: list[Expr] = []  # id()-keyed memos need their keys alive
-        self.deadline = time.monotonic() + limits.max_compile_seconds
+        self.deadline = deadline if deadline is not None else time.monotonic() + limits.max_compile_seconds
         self.total_states = 0
 
     # ---------------------------------------------------------------- classification
@@ -838,15 +839,18 @@ def lower(
     limits: Limits,
     build_counted: CountedBuilder | None = None,
     build_units: UnitsBuilder | None = None,
+    deadline: float | None = None,
 ) -> LoweredGrammar:
     """Lower ``grammar``; ``build(program, max_states)`` makes a DFA handle or returns None;
     ``build_counted(item_program, min, max)`` makes a counted-terminal handle or returns None,
-    and ``build_units`` the same for a counted automaton."""
+    and ``build_units`` the same for a counted automaton. Past ``deadline`` (a
+    ``time.monotonic()`` instant; default: ``limits.max_compile_seconds`` from now) it stops
+    with :class:`LimitExceeded`."""
     if grammar.start not in grammar.rules:
         raise GrammarSyntaxError(f"start rule {grammar.start!r} is not defined", source="grammar")
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 20_000))
     try:
-        return _Lowering(grammar, build, limits, build_counted, build_units).run()
+        return _Lowering(grammar, build, limits, build_counted, build_units, deadline).run()
     finally:
         sys.setrecursionlimit(old)

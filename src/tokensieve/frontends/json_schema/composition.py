@@ -171,6 +171,7 @@ def conjunction_value(
     """
     if any(loc.schema is False for loc in conj) or not types_of(conj):
         return NOTHING
+    conv.check_deadline()
     for i, loc in enumerate(conj):
         for key in ("anyOf", "oneOf"):
             branches = loc.schema.get(key)

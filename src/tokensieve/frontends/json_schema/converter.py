@@ -19,11 +19,12 @@ superset, and :func:`tokensieve.validate` must check the output).
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
-from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
+from ...errors import LimitExceeded, UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import NOTHING, Expr, Grammar, Ref, alt, literal, seq
 from ..json_value import json_number, json_string
 from ..whitespace import WhitespacePolicy, whitespace_expr
@@ -76,6 +77,7 @@ def json_schema_to_grammar(
     property_order: PropertyOrder = "declared",
     relax: bool | Iterable[str] = False,
     documents: Mapping[str, Any] | None = None,
+    deadline: float | None = None,
 ) -> Grammar:
     """The grammar whose language is the JSON serializations of the schema's valid instances.
 
@@ -87,7 +89,10 @@ def json_schema_to_grammar(
       skippable, additional ones after them) or ``"any"`` (any order, each at most once);
     - ``relax``: True or a set of keyword names that may be dropped (with a warning)
       when they cannot be enforced; the output must then be checked with ``validate``;
-    - ``documents``: extra schema documents by URI, for ``$ref`` to other documents.
+    - ``documents``: extra schema documents by URI, for ``$ref`` to other documents;
+    - ``deadline``: a ``time.monotonic()`` instant past which the conversion stops with
+      :class:`LimitExceeded` (``limit="max_compile_seconds"``); the :class:`Compiler` sets it
+      from ``Limits.max_compile_seconds`` for the whole compile.
 
     Raises :class:`UnsupportedSchemaError` naming the keyword and its JSON pointer, or
     :class:`UnsatisfiableSchemaError` when no value is valid.
@@ -102,6 +107,7 @@ def json_schema_to_grammar(
         property_order=property_order,
         relax=relax,
         documents=documents,
+        deadline=deadline,
     )
     return conv.build()
 
@@ -118,6 +124,7 @@ class Converter:
         property_order: PropertyOrder,
         relax: bool | Iterable[str],
         documents: Mapping[str, Any] | None,
+        deadline: float | None = None,
     ) -> None:
         self.draft = declared_draft(root)
         root = without_later_keywords(root, self.draft)  # unknown to that draft: annotations
@@ -139,6 +146,7 @@ class Converter:
         self.memo: dict[Any, Any] = {}
         """Results of costly steps by a key of their inputs (strings, subtractions)."""
         self.zero_fraction_integers = self.draft >= 6
+        self.deadline = deadline
         """Drafts 3 and 4 (by the root's ``$schema``) do not count ``1.0`` as an integer."""
 
     def build(self) -> Grammar:
@@ -156,6 +164,15 @@ class Converter:
             raise UnsatisfiableSchemaError("the schema admits no JSON value", pointer="")
         self.grammar.rules["root"] = seq(self.ws, body, self.ws)
         return self.grammar
+
+    def check_deadline(self) -> None:
+        """Stop with :class:`LimitExceeded` once past the compile's deadline. Called once per
+        subschema and per conjunction: cheap (a clock read), and frequent enough that no
+        single step between two calls can run long on its own."""
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise LimitExceeded(
+                "converting the schema took longer than max_compile_seconds", limit="max_compile_seconds"
+            )
 
     def fresh_name(self, hint: str) -> str:
         """A new rule name (a counter: ``Grammar.fresh_name`` scans, which is quadratic here)."""
@@ -189,6 +206,7 @@ class Converter:
             return NOTHING
         if not isinstance(schema, dict):
             raise UnsupportedSchemaError("a schema must be an object or a boolean", pointer=loc.pointer)
+        self.check_deadline()
         check_keywords(self, loc)
         if is_trivial(schema):
             return self.any_value()
