@@ -7,6 +7,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import nullcontext
 from typing import Any, Literal
 
 from ..frontends.whitespace import WhitespacePolicy
@@ -14,6 +15,7 @@ from ..ir import Grammar
 from ..limits import Limits
 from ..vocabulary import Vocabulary
 from .compiled import CompiledGrammar, TerminalCache, compile_grammar
+from .gc_pause import gc_paused
 
 __all__ = ["Compiler"]
 
@@ -24,11 +26,15 @@ class Compiler:
     The cache key is (kind of source, source, options, vocabulary fingerprint); the cache
     holds at most ``limits.cache_bytes`` of compiled grammars, least recently used first out.
     A compiler is safe to use from several threads.
+
+    With ``pause_gc`` (the default), Python's cyclic garbage collector is paused while a
+    grammar compiles (see :mod:`tokensieve.compiler.gc_pause`): fewer, later collections.
     """
 
-    def __init__(self, vocab: Vocabulary, *, limits: Limits | None = None) -> None:
+    def __init__(self, vocab: Vocabulary, *, limits: Limits | None = None, pause_gc: bool = True) -> None:
         self.vocab = vocab
         self.limits = limits or Limits()
+        self.pause_gc = pause_gc
         self._cache: OrderedDict[tuple[Any, ...], CompiledGrammar] = OrderedDict()
         self._cache_bytes = 0
         self._lock = threading.Lock()
@@ -39,7 +45,8 @@ class Compiler:
     # ------------------------------------------------------------------ sources
     def grammar(self, grammar: Grammar) -> CompiledGrammar:
         """Compile a grammar IR directly (not cached: IR objects are mutable)."""
-        return compile_grammar(grammar, self.vocab, self.limits, "grammar", self._terminals)
+        with gc_paused() if self.pause_gc else nullcontext():
+            return compile_grammar(grammar, self.vocab, self.limits, "grammar", self._terminals)
 
     def regex(self, pattern: str) -> CompiledGrammar:
         """Output must match ``pattern`` entirely (Python ``re`` / ECMAScript common subset)."""
@@ -124,8 +131,9 @@ class Compiler:
                 return hit
             self.cache_misses += 1
         deadline = time.monotonic() + self.limits.max_compile_seconds
-        grammar = build(deadline)
-        compiled = compile_grammar(grammar, self.vocab, self.limits, source, self._terminals, deadline)
+        with gc_paused() if self.pause_gc else nullcontext():
+            grammar = build(deadline)
+            compiled = compile_grammar(grammar, self.vocab, self.limits, source, self._terminals, deadline)
         with self._lock:
             if full_key not in self._cache:
                 self._cache[full_key] = compiled
