@@ -62,7 +62,7 @@ TerminalBuilder = Callable[[bytes, int, int], Any]
 CountedBuilder = Callable[[Any, bytes, int, Any, Any], Any]
 # The same for a counted automaton: the item is (unit accepting flags, ((from, to, label
 # program), ...)).
-UnitItem = tuple[tuple[bool, ...], tuple[tuple[int, int, bytes], ...]]
+UnitItem = tuple[tuple[bool, ...], tuple[tuple[int, int, bytes], ...]]  # (accepting, edges)
 UnitsBuilder = Callable[[Any, UnitItem, int, Any, Any], Any]
 
 
@@ -186,6 +186,10 @@ def _program(expr: Expr, rules: dict[str, Expr], memo: dict[int, bytes]) -> byte
     out: list[bytes] = []
     _emit(expr, rules, out, memo)
     return out[0] if len(out) == 1 else b"".join(out)
+
+
+if array("i").itemsize != 4:  # programs are int32 words for the native builder
+    raise ImportError("tokensieve needs a platform whose C int has 32 bits")
 
 
 def _words(*values: int) -> bytes:
