@@ -54,7 +54,9 @@ def compile_in_stages(schema: Any, cache: TerminalCache, limits: ts.Limits) -> d
         warnings.simplefilter("ignore")
         grammar = json_schema_to_grammar(schema, property_order="any")
     t1 = clock()
-    lowered = lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units)
+    lowered = lower(
+        grammar, cache.get, limits, cache.get_counted, cache.get_counted_units, fragments=cache.fragment
+    )
     t2 = clock()
     native = _core.CompiledGrammar(
         cache.native_vocab, lowered.terminals, lowered.num_nonterminals, lowered.productions,

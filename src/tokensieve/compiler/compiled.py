@@ -16,7 +16,7 @@ from ..errors import EmptyLanguageError, LimitExceeded
 from ..ir import Grammar
 from ..limits import Limits
 from ..vocabulary import Vocabulary
-from .lower import lower
+from .lower import Fragment, lower
 from .native_vocab import native_vocabulary, string_slice
 
 __all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
@@ -105,7 +105,8 @@ class TerminalCache:
         self.slice = string_slice(vocab)
         self.limits = limits
         self.max_entries = max_entries
-        # Keys: (program, state budget, subset cap) for DFAs; ("counted", prefix, item, min,
+        # Keys: (program, state budget, subset cap) for DFAs; ("fragment", rule, rules) for
+        # lowered rule sets; ("counted", prefix, item, min,
         # max, suffix) for counted terminals.
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
@@ -199,6 +200,13 @@ class TerminalCache:
         key = ("units", prefix, units, min_count, max_count, suffix)
         return self._remembered(key, build)
 
+    def fragment(self, key: tuple[Any, ...], make: Callable[[], Fragment]) -> Fragment:
+        """The lowered rule set stored under ``key`` (made by ``make`` when missing): see
+        :class:`~tokensieve.compiler.lower.Fragment`. Its terminals are entries of this cache,
+        so it is valid for this vocabulary and these limits only, as the cache is."""
+        fragment: Fragment = self._remembered(key, make)
+        return fragment
+
     def _dfa(self, program: bytes, max_states: int) -> Any:
         words = np.frombuffer(program, dtype=np.int32)  # a view: no copy
         return _core.build_dfa(words, self.limits.max_nfa_states, max_states)
@@ -231,7 +239,9 @@ def compile_grammar(
     started = time.perf_counter()
     cache = terminals if terminals is not None else TerminalCache.shared(vocab, limits)
 
-    lowered = lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units, deadline)
+    lowered = lower(
+        grammar, cache.get, limits, cache.get_counted, cache.get_counted_units, deadline, cache.fragment
+    )
     try:
         native = _core.CompiledGrammar(
             cache.native_vocab,

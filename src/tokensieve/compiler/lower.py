@@ -48,7 +48,7 @@ from ..ir import (
 )
 from ..limits import Limits
 
-__all__ = ["LoweredGrammar", "lower", "regex_program"]
+__all__ = ["Fragment", "LoweredGrammar", "lower", "regex_program"]
 
 # Regex program opcodes (cpp/include/tokensieve/dfa.hpp).
 OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON, OP_DIFFERENCE = 0, 1, 2, 3, 4, 5
@@ -64,6 +64,9 @@ CountedBuilder = Callable[[Any, bytes, int, Any, Any], Any]
 # program), ...)).
 UnitItem = tuple[tuple[bool, ...], tuple[tuple[int, int, bytes], ...]]  # (accepting, edges)
 UnitsBuilder = Callable[[Any, UnitItem, int, Any, Any], Any]
+# A store of lowered rule sets shared by grammars (see :class:`Fragment`): (key, make) -> the
+# fragment stored under key, made by make() when missing. ``TerminalCache.fragment`` is one.
+FragmentStore = Callable[[tuple[Any, ...], Callable[[], "Fragment"]], "Fragment"]
 
 
 @dataclass
@@ -78,6 +81,20 @@ class LoweredGrammar:
     # One row per Unordered nonterminal (cpp/include/tokensieve/unordered.hpp):
     # [nonterminal, separator, repeatable or -1, min_count, max_count or -1, n, items..., required...]
     unordered: list[list[int]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Fragment:
+    """A set of rules lowered on their own, for splicing into every grammar that holds the same
+    rule bodies (the same objects): the JSON Schema front-end's "any value" rule recurs in most
+    schemas, and splicing its productions is cheaper than lowering it again.
+
+    Rules are closed under reference (a rule's references are in the set), so lowering them
+    apart from the rest of a grammar makes the same terminals and productions."""
+
+    lowered: LoweredGrammar
+    rule_nt: dict[str, int]  # each rule's nonterminal in ``lowered``
+    bodies: tuple[Expr, ...]  # the rule bodies, kept alive: their ids are in the store's key
 
 
 class _NodeFacts:
@@ -307,9 +324,19 @@ class _Lowering:
         build_counted: CountedBuilder | None,
         build_units: UnitsBuilder | None,
         deadline: float | None = None,
+        fragments: FragmentStore | None = None,
     ) -> None:
         self.grammar = grammar
         self.rules = grammar.rules
+        self.fragments = fragments
+        # Rules whose bodies an earlier lowering analysed (they carry facts already): shared
+        # objects, so their lowering may be spliced from a fragment. Taken before this
+        # lowering derives facts of its own.
+        self.recurring = (
+            {name for name, body in grammar.rules.items() if body._lowering_facts is not None}
+            if fragments is not None
+            else set()
+        )
         self.build = build
         self.build_counted = build_counted
         self.build_units = build_units
@@ -327,6 +354,7 @@ class _Lowering:
         self.program_memo: dict[int, bytes] = {}
         self.size_memo: dict[int, int] = {}
         self.symbols_memo: dict[int, list[int]] = {}
+        self.terminal_of_handle: dict[int, int] = {}  # id(DFA or counted handle) -> terminal
         self.keep_alive: list[Expr] = []  # id()-keyed memos need their keys alive
         self.deadline = deadline if deadline is not None else time.monotonic() + limits.max_compile_seconds
         self.total_states = 0
@@ -488,6 +516,7 @@ class _Lowering:
             )
         self.out.terminals.append(dfa)
         t = len(self.out.terminals) - 1
+        self.terminal_of_handle[id(dfa)] = t
         self.terminal_of_program[key] = t
         return -(t + 1)
 
@@ -543,6 +572,7 @@ class _Lowering:
         self.total_states += counted.loop.num_states
         self.out.terminals.append(counted)
         t = len(self.out.terminals) - 1
+        self.terminal_of_handle[id(counted)] = t
         self.terminal_of_program[key] = t
         return -(t + 1)
 
@@ -623,12 +653,74 @@ class _Lowering:
 
     def rule_symbol(self, name: str) -> int:
         nt = self.rule_nt.get(name)
+        if nt is None and name in self.recurring:
+            nt = self.spliced_rule(name)
         if nt is None:
             nt = self.new_nonterminal(name)
             self.rule_nt[name] = nt
             body = self.rule_body(name)
             self.pending.append((nt, body))
         return nt
+
+    def spliced_rule(self, name: str) -> int | None:
+        """The nonterminal of rule ``name`` spliced from a :class:`Fragment` of the rules it
+        reaches, or None when some of them are new objects or already lowered here."""
+        assert self.fragments is not None
+        closure, todo = {name}, [name]
+        while todo:
+            for ref in _facts(self.rule_body(todo.pop())).refs:
+                if ref not in closure:
+                    closure.add(ref)
+                    todo.append(ref)
+        if not closure <= self.recurring or any(n in self.rule_nt for n in closure):
+            return None
+        names = sorted(closure)
+        key = ("fragment", name, tuple((n, id(self.rules[n])) for n in names))
+
+        def make() -> Fragment:
+            part = Grammar({n: self.rules[n] for n in names}, start=name)
+            lowering = _Lowering(
+                part, self.build, self.limits, self.build_counted, self.build_units, self.deadline
+            )
+            lowered = lowering.run()
+            return Fragment(lowered, dict(lowering.rule_nt), tuple(self.rules[n] for n in names))
+
+        fragment = self.fragments(key, make)
+        self.splice(fragment)
+        return self.rule_nt[name]
+
+    def splice(self, fragment: Fragment) -> None:
+        """Add a fragment's nonterminals, terminals and productions to this grammar."""
+        lowered = fragment.lowered
+        offset = self.out.num_nonterminals
+        self.out.nonterminal_names.extend(lowered.nonterminal_names)
+        self.out.num_nonterminals += lowered.num_nonterminals
+        symbol_of_terminal = []
+        for handle in lowered.terminals:
+            if isinstance(handle, int):  # a special token id
+                symbol_of_terminal.append(self.special(handle))
+                continue
+            t = self.terminal_of_handle.get(id(handle))
+            if t is None:
+                self.out.terminals.append(handle)
+                t = len(self.out.terminals) - 1
+                self.terminal_of_handle[id(handle)] = t
+                self.total_states += (handle.dfa if hasattr(handle, "dfa") else handle.loop).num_states
+            symbol_of_terminal.append(-(t + 1))
+
+        def moved(symbol: int) -> int:
+            return symbol + offset if symbol >= 0 else symbol_of_terminal[-symbol - 1]
+
+        for lhs, *rhs in lowered.productions:
+            self.add_production(lhs + offset, [moved(s) for s in rhs])
+        for row in lowered.unordered:  # [nt, separator, repeatable or -1, min, max, n, items..., required...]
+            n = row[5]
+            items = [nt + offset for nt in row[6 : 6 + n]]
+            repeatable = row[2] + offset if row[2] >= 0 else -1
+            moved_row = [row[0] + offset, row[1] + offset, repeatable, *row[3:6], *items, *row[6 + n :]]
+            self.out.unordered.append(moved_row)
+        for rule, nt in fragment.rule_nt.items():
+            self.rule_nt[rule] = nt + offset
 
     def symbols(self, expr: Expr) -> list[int]:
         """Symbols whose concatenation is ``expr``'s language (memoized: IR nodes are shared)."""
@@ -844,17 +936,19 @@ def lower(
     build_counted: CountedBuilder | None = None,
     build_units: UnitsBuilder | None = None,
     deadline: float | None = None,
+    fragments: FragmentStore | None = None,
 ) -> LoweredGrammar:
     """Lower ``grammar``; ``build(program, max_states)`` makes a DFA handle or returns None;
     ``build_counted(item_program, min, max)`` makes a counted-terminal handle or returns None,
     and ``build_units`` the same for a counted automaton. Past ``deadline`` (a
     ``time.monotonic()`` instant; default: ``limits.max_compile_seconds`` from now) it stops
-    with :class:`LimitExceeded`."""
+    with :class:`LimitExceeded`. With ``fragments``, rules whose bodies recur across grammars
+    (the same objects) are lowered once and spliced (see :class:`Fragment`)."""
     if grammar.start not in grammar.rules:
         raise GrammarSyntaxError(f"start rule {grammar.start!r} is not defined", source="grammar")
     old = sys.getrecursionlimit()
     sys.setrecursionlimit(max(old, 20_000))
     try:
-        return _Lowering(grammar, build, limits, build_counted, build_units, deadline).run()
+        return _Lowering(grammar, build, limits, build_counted, build_units, deadline, fragments).run()
     finally:
         sys.setrecursionlimit(old)

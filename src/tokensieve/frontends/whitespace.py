@@ -9,6 +9,7 @@ whitespace is impossible, while the default still accepts both ``json.dumps(x)``
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from ..ir import EMPTY, Bytes, Expr, Repeat, alt, literal, optional, seq
 
@@ -62,8 +63,12 @@ class WhitespacePolicy:
         return (self.max_inline, self.newlines, self.max_indent)
 
 
+@lru_cache(maxsize=64)
 def whitespace_expr(policy: WhitespacePolicy) -> Expr:
-    """One optional whitespace run allowed by ``policy`` (matches the empty string)."""
+    """One optional whitespace run allowed by ``policy`` (matches the empty string).
+
+    Remembered per policy: whitespace sits between every two JSON tokens of every schema,
+    and one shared node means the compiler analyses it once per process, not per grammar."""
     options: list[Expr] = []
     if policy.max_inline > 0:
         options.append(Repeat(_BLANK, 1, policy.max_inline))

@@ -112,6 +112,12 @@ def json_schema_to_grammar(
     return conv.build()
 
 
+# The body of the "any_value" rule, by whitespace expression. Most schemas allow values of any
+# kind somewhere (every object without additionalProperties: false), and one shared body lets
+# the compiler keep what it derives from the nodes across grammars instead of redoing it.
+_ANY_VALUE_BODIES: dict[Expr, Expr] = {}
+
+
 class Converter:
     """Turns the subschemas of one root schema into rules of one grammar."""
 
@@ -283,18 +289,26 @@ class Converter:
         return Ref(name)
 
     def any_value(self) -> Expr:
-        """Any JSON value (the schema ``true``), as a recursive rule of this grammar."""
+        """Any JSON value (the schema ``true``), as a recursive rule of this grammar.
+
+        The rule's body depends on the whitespace alone, and is one shared object per
+        whitespace expression (see :data:`_ANY_VALUE_BODIES`)."""
         if "any_value" not in self.grammar.rules:
             self.grammar.rules["any_value"] = NOTHING
-            self.grammar.rules["any_value"] = alt(
-                literal("null"),
-                literal("true"),
-                literal("false"),
-                json_number(),
-                json_string(),
-                arrays.any_array(self),
-                objects.any_object(self),
-            )
+            body = _ANY_VALUE_BODIES.get(self.ws)
+            if body is None:
+                body = alt(
+                    literal("null"),
+                    literal("true"),
+                    literal("false"),
+                    json_number(),
+                    json_string(),
+                    arrays.any_array(self),  # through Ref("any_value"): no rule of this grammar
+                    objects.any_object(self),
+                )
+                if len(_ANY_VALUE_BODIES) < 64:  # whitespace expressions are few (one per policy)
+                    body = _ANY_VALUE_BODIES.setdefault(self.ws, body)
+            self.grammar.rules["any_value"] = body
         return Ref("any_value")
 
     def typed_value(self, conj: list[Location], types: frozenset[str]) -> Expr:
