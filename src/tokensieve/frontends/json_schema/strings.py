@@ -485,11 +485,21 @@ def _one_char(expr: Expr) -> CpRanges | None:
 
 
 def _starts_with_lead_byte(expr: Expr) -> bool:
-    """Cheap filter: only expressions made of byte sequences can be one character."""
+    """Cheap filter: only byte sequences shaped like UTF-8 characters can be one character: a
+    byte set, or 2 to 4 byte sets of which the first holds a lead byte and the others only
+    continuation bytes (a literal ``abc`` inside a pattern never reaches the automaton test)."""
     if isinstance(expr, Bytes):
         return True
     if isinstance(expr, Seq):
-        return all(isinstance(e, Bytes) for e in expr.items)
+        items = expr.items
+        if not 1 <= len(items) <= 4 or not all(isinstance(e, Bytes) for e in items):
+            return False
+        if len(items) == 1:
+            return True
+        first: Bytes = items[0]  # type: ignore[assignment]
+        return bool(first.ranges) and first.ranges[-1][1] >= 0xC2 and all(
+            lo >= 0x80 and hi <= 0xBF for e in items[1:] for lo, hi in e.ranges  # type: ignore[union-attr]
+        )
     if isinstance(expr, Alt):
         return all(_starts_with_lead_byte(e) for e in expr.items)
     return False
