@@ -136,7 +136,20 @@ def json_literal_string(value: str) -> Expr:
 
     Remembered: property names and enum strings recur within and across schemas, and the
     expression is immutable."""
-    return seq(_QUOTE, *(escaped_chars(((ord(c), ord(c)),)) for c in value), _QUOTE)
+    return seq(_QUOTE, *map(_spelled_char, value), _QUOTE)
+
+
+_SPELLED_CHARS: dict[str, Expr] = {}  # by character: property names repeat a few dozen
+
+
+def _spelled_char(c: str) -> Expr:
+    """Every JSON spelling of the character ``c`` inside a string (one shared node per character)."""
+    hit = _SPELLED_CHARS.get(c)
+    if hit is None:
+        hit = escaped_chars(((ord(c), ord(c)),))
+        if len(_SPELLED_CHARS) < 4096:  # bounded: a schema may use any of a million characters
+            hit = _SPELLED_CHARS.setdefault(c, hit)
+    return hit
 
 
 # ----------------------------------------------------------------------------- character graphs
