@@ -42,7 +42,22 @@ _MAX_BRANCHES = 256
 
 
 def flatten(conv: Converter, loc: Location) -> list[Location]:
-    """The schema at ``loc`` as a list of schema objects that must all hold."""
+    """The schema at ``loc`` as a list of schema objects that must all hold.
+
+    Remembered per conversion: conjunctions, disjointness tests and type questions flatten
+    the same subschemas again and again, and each flattening resolves its ``$ref`` s anew.
+    Returning the same synthesized schemas (``if`` and dependencies rewritten) each time also
+    lets the memos keyed by schema ids downstream hit."""
+    key = ("flatten", id(loc.schema), loc.pointer, loc.base, loc.scope, loc.annotates)
+    hit = conv.memo.get(key)
+    if hit is not None:
+        return list(hit[0])
+    flat = _flatten(conv, loc)
+    conv.memo[key] = (tuple(flat), loc.schema)  # the schema kept alive: its id is in the key
+    return flat
+
+
+def _flatten(conv: Converter, loc: Location) -> list[Location]:
     out: list[Location] = []
     active: list[int] = []
 
