@@ -222,12 +222,30 @@ def conjunction_value(
     types = types_of(conj)
     values = _enum_values(conj)
     if values is not None:
-        kept = [v for v in values if all(conv.is_valid(v, loc) for loc in conj)]
+        # Every candidate is in every enum and const of the conjunction already (they were
+        # intersected), so each value is checked against the rest of each schema: validating
+        # a 500-value enum against its own list is quadratic.
+        unlisted = [_without_listing(conv, loc) for loc in conj]
+        kept = [v for v in values if all(conv.is_valid(v, loc) for loc in unlisted)]
         return alt(*(literal_value(conv, v) for v in kept)) if kept else NOTHING
     nots = [loc for loc in conj if "not" in loc.schema]
     if nots:
         return negation.with_negations(conv, conj, types, nots)
     return conv.typed_value(conj, types)
+
+
+def _without_listing(conv: Converter, loc: Location) -> Location:
+    """``loc`` with its schema's ``enum`` and ``const`` left out (one object per schema and
+    place, so validators built for it are reused)."""
+    s = loc.schema
+    if not isinstance(s, dict) or ("enum" not in s and "const" not in s):
+        return loc
+    key = ("unlisted", id(s), loc.pointer, loc.base)
+    hit = conv.memo.get(key)
+    if hit is None:
+        hit = (loc.with_schema({k: v for k, v in s.items() if k not in ("enum", "const")}), s)
+        conv.memo[key] = hit  # keeps the schema alive: its id is in the key
+    return hit[0]  # type: ignore[no-any-return]
 
 
 def _enum_values(conj: list[Location]) -> list[Any] | None:
@@ -242,12 +260,38 @@ def _enum_values(conj: list[Location]) -> list[Any] | None:
                 raise UnsupportedSchemaError("enum must be an array", keyword="enum", pointer=loc.pointer)
             if values is None:
                 values = []
-                for v in mine:  # no duplicates (by JSON equality)
-                    if not any(json_equal(v, w) for w in values):
+                seen: set[tuple[str, Any]] = set()
+                containers: list[Any] = []
+                for v in mine:  # no duplicates (by JSON equality): scalars by key, in linear time
+                    k = _scalar_key(v)
+                    if k is None:
+                        if not any(json_equal(v, w) for w in containers):
+                            containers.append(v)
+                            values.append(v)
+                    elif k not in seen:
+                        seen.add(k)
                         values.append(v)
             else:
-                values = [v for v in values if any(json_equal(v, w) for w in mine)]
+                keys = {k for w in mine if (k := _scalar_key(w)) is not None}
+                others = [w for w in mine if _scalar_key(w) is None]
+                values = [v for v in values if _listed(v, keys, others)]
     return values
+
+
+def _listed(value: Any, scalars: set[tuple[str, Any]], others: list[Any]) -> bool:
+    """Whether ``value`` is among a list given as its scalars' keys and its other values."""
+    k = _scalar_key(value)
+    return k in scalars if k is not None else any(json_equal(value, w) for w in others)
+
+
+def _scalar_key(value: Any) -> tuple[str, Any] | None:
+    """A key equal for two scalars exactly when they are equal JSON values (``1`` and ``1.0``
+    share one; ``true`` and ``1`` do not); None for arrays and objects."""
+    if value is None or isinstance(value, (bool, str)):
+        return (type(value).__name__, value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    return None
 
 
 def json_equal(a: Any, b: Any) -> bool:
