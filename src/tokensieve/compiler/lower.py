@@ -705,6 +705,7 @@ class _Lowering:
                 self.out.terminals.append(handle)
                 t = len(self.out.terminals) - 1
                 self.terminal_of_handle[id(handle)] = t
+                # A DfaTokenIndex has its DFA in .dfa, a CountedTerminal its loop in .loop.
                 self.total_states += (handle.dfa if hasattr(handle, "dfa") else handle.loop).num_states
             symbol_of_terminal.append(-(t + 1))
 
