@@ -40,6 +40,24 @@ def test_enum_values_filtered_by_sibling_keywords() -> None:
     check({"enum": ["a", "bb", 3], "type": "string", "minLength": 2}, ["bb"], ["a", 3])
 
 
+def test_enum_duplicates_and_intersections_by_json_equality() -> None:
+    # 1 and 1.0 are one value; true and 1 are two; arrays compare by JSON equality too.
+    check({"enum": [1, 1.0, True, "1", [1, 2], [1.0, 2]]}, [1, True, "1", [1, 2]], [2, False, [2, 1]])
+    check(
+        {
+            "allOf": [
+                {"enum": [1, True, "x", [1, {"a": 2}], None]},
+                {"enum": [1.0, "x", [1.0, {"a": 2.0}], False]},
+            ]
+        },
+        [1, "x", [1, {"a": 2}]],
+        [True, None, False],
+    )
+    # const and enum together, and a sibling keyword checked without the list it came from
+    check({"enum": ["ab", "abc", 5], "const": "abc", "maxLength": 3}, ["abc"], ["ab", 5])
+    check({"enum": ["ab", "abc"], "maxLength": 2}, ["ab"], ["abc"])
+
+
 def test_unsatisfiable_reports_pointer() -> None:
     with pytest.raises(UnsatisfiableSchemaError):
         json_schema_to_grammar({"type": "integer", "minimum": 5, "maximum": 4})
