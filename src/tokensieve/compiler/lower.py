@@ -508,12 +508,7 @@ class _Lowering:
                 )
             self.terminal_of_program[key] = None
             return None
-        self.total_states += dfa.dfa.num_states
-        if self.total_states > self.limits.max_total_dfa_states:
-            raise LimitExceeded(
-                f"the grammar's automata need more than {self.limits.max_total_dfa_states} states",
-                limit="max_total_dfa_states",
-            )
+        self.count_states(dfa.dfa.num_states)
         self.out.terminals.append(dfa)
         t = len(self.out.terminals) - 1
         self.terminal_of_handle[id(dfa)] = t
@@ -569,7 +564,7 @@ class _Lowering:
         if counted is None:
             self.terminal_of_program[key] = None
             return None
-        self.total_states += counted.loop.num_states
+        self.count_states(counted.loop.num_states)
         self.out.terminals.append(counted)
         t = len(self.out.terminals) - 1
         self.terminal_of_handle[id(counted)] = t
@@ -662,6 +657,15 @@ class _Lowering:
             self.pending.append((nt, body))
         return nt
 
+    def count_states(self, states: int) -> None:
+        """Add a new terminal's automaton states to the grammar's total, within its limit."""
+        self.total_states += states
+        if self.total_states > self.limits.max_total_dfa_states:
+            raise LimitExceeded(
+                f"the grammar's automata need more than {self.limits.max_total_dfa_states} states",
+                limit="max_total_dfa_states",
+            )
+
     def spliced_rule(self, name: str) -> int | None:
         """The nonterminal of rule ``name`` spliced from a :class:`Fragment` of the rules it
         reaches, or None when some of them are new objects or already lowered here."""
@@ -706,7 +710,7 @@ class _Lowering:
                 t = len(self.out.terminals) - 1
                 self.terminal_of_handle[id(handle)] = t
                 # A DfaTokenIndex has its DFA in .dfa, a CountedTerminal its loop in .loop.
-                self.total_states += (handle.dfa if hasattr(handle, "dfa") else handle.loop).num_states
+                self.count_states((handle.dfa if hasattr(handle, "dfa") else handle.loop).num_states)
             symbol_of_terminal.append(-(t + 1))
 
         def moved(symbol: int) -> int:
