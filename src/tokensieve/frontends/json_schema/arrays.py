@@ -294,12 +294,11 @@ def _negated(conv: Converter, loc: Location) -> Location:
     conjunctions are remembered by the ids of their schemas (``Converter.all_of``), so a
     fresh ``{"not": ...}`` for every item kind would convert the item schema again each time
     (Github_medium o3626: 8 s, most of it the same conversions)."""
-    key = ("negated", id(loc.schema), loc.pointer, loc.base)
-    hit = conv.memo.get(key)
-    if hit is None:
-        hit = (Location({"not": loc.schema}, loc.pointer, loc.base), loc.schema)  # keeps the id alive
-        conv.memo[key] = hit
-    return hit[0]  # type: ignore[no-any-return]
+    return conv.remembered(
+        ("negated", id(loc.schema), loc.pointer, loc.base),
+        lambda: Location({"not": loc.schema}, loc.pointer, loc.base),
+        loc.schema,
+    )
 
 
 def _unique(

@@ -49,12 +49,7 @@ def flatten(conv: Converter, loc: Location) -> list[Location]:
     Returning the same synthesized schemas (``if`` and dependencies rewritten) each time also
     lets the memos keyed by schema ids downstream hit."""
     key = ("flatten", id(loc.schema), loc.pointer, loc.base, loc.scope, loc.annotates)
-    hit = conv.memo.get(key)
-    if hit is not None:
-        return list(hit[0])
-    flat = _flatten(conv, loc)
-    conv.memo[key] = (tuple(flat), loc.schema)  # the schema kept alive: its id is in the key
-    return flat
+    return list(conv.remembered(key, lambda: tuple(_flatten(conv, loc)), loc.schema))
 
 
 def _flatten(conv: Converter, loc: Location) -> list[Location]:
@@ -240,12 +235,11 @@ def _without_listing(conv: Converter, loc: Location) -> Location:
     s = loc.schema
     if not isinstance(s, dict) or ("enum" not in s and "const" not in s):
         return loc
-    key = ("unlisted", id(s), loc.pointer, loc.base)
-    hit = conv.memo.get(key)
-    if hit is None:
-        hit = (loc.with_schema({k: v for k, v in s.items() if k not in ("enum", "const")}), s)
-        conv.memo[key] = hit  # keeps the schema alive: its id is in the key
-    return hit[0]  # type: ignore[no-any-return]
+    return conv.remembered(
+        ("unlisted", id(s), loc.pointer, loc.base),
+        lambda: loc.with_schema({k: v for k, v in s.items() if k not in ("enum", "const")}),
+        s,
+    )
 
 
 def _enum_values(conj: list[Location]) -> list[Any] | None:

@@ -21,8 +21,8 @@ from __future__ import annotations
 import json
 import time
 import warnings
-from collections.abc import Iterable, Mapping
-from typing import Any, Literal
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal, TypeVar
 
 from ...errors import LimitExceeded, UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import NOTHING, Expr, Grammar, Ref, alt, literal, seq
@@ -112,6 +112,8 @@ def json_schema_to_grammar(
     return conv.build()
 
 
+T = TypeVar("T")
+
 # The body of the "any_value" rule, by whitespace expression. Most schemas allow values of any
 # kind somewhere (every object without additionalProperties: false), and one shared body lets
 # the compiler keep what it derives from the nodes across grammars instead of redoing it.
@@ -170,6 +172,17 @@ class Converter:
             raise UnsatisfiableSchemaError("the schema admits no JSON value", pointer="")
         self.grammar.rules["root"] = seq(self.ws, body, self.ws)
         return self.grammar
+
+    def remembered(self, key: Any, make: Callable[[], T], *alive: object) -> T:
+        """The value kept under ``key`` for this conversion, made by ``make`` on first use.
+
+        Memo keys name schemas and expressions by ``id``; ``alive`` are those objects, kept
+        with the entry so that no id is reused while the key stands."""
+        hit = self.memo.get(key)
+        if hit is None:
+            hit = (make(), alive)
+            self.memo[key] = hit
+        return hit[0]  # type: ignore[no-any-return]
 
     def check_deadline(self) -> None:
         """Stop with :class:`LimitExceeded` once past the compile's deadline. Called once per
@@ -356,13 +369,14 @@ class Converter:
             tuple((k, id(e)) for k, e in spec.languages),
             tuple((k, id(e)) for k, e in spec.excluded),
         )
-        if key not in self.memo:
+
+        def make() -> Expr:
             try:
-                expr = strings.string_expr(spec, self.grammar, "string")
+                return strings.string_expr(spec, self.grammar, "string")
             except UnsatisfiableSchemaError:
-                expr = NOTHING
-            self.memo[key] = (expr, spec)  # the spec keeps the languages (and their ids) alive
-        return self.memo[key][0]  # type: ignore[no-any-return]
+                return NOTHING
+
+        return self.remembered(key, make, spec)  # the spec holds the languages named by id
 
     # -- validation of concrete values (enum/const filtering) ----------------------------
 

@@ -103,18 +103,23 @@ def possible_types(conv: Converter, conj: list[Location], depth: int = 0) -> fro
     Sharper than :func:`.composition.types_of`: ``anyOf``/``oneOf`` contribute the union of
     their branches' types, ``not {type: T}`` removes T.
     """
-    from .composition import flatten, types_of
+    from .composition import types_of
 
     types = types_of(conj)
     if depth >= _MAX_DEPTH or not types:
         return types
     # Disjointness questions ask about the same conjunctions over and over (every pair of
-    # oneOf arms, every nesting level): remembered per conversion. The entry keeps the
-    # schemas alive, since their ids are the key.
-    memo_key = ("possible_types", depth, _conjunction_key(conj))
-    hit = conv.memo.get(memo_key)
-    if hit is not None:
-        return hit[0]  # type: ignore[no-any-return]
+    # oneOf arms, every nesting level): remembered per conversion.
+    key = ("possible_types", depth, _conjunction_key(conj))
+    return conv.remembered(key, lambda: _narrowed_types(conv, conj, types, depth), *_schemas(conj))
+
+
+def _narrowed_types(
+    conv: Converter, conj: list[Location], types: frozenset[str], depth: int
+) -> frozenset[str]:
+    """``types`` less what the conjunction's ``anyOf``/``oneOf`` branches and ``not {type}`` rule out."""
+    from .composition import flatten
+
     for loc in conj:
         for key in ("anyOf", "oneOf"):
             branches = loc.schema.get(key)
@@ -131,7 +136,6 @@ def possible_types(conv: Converter, conj: list[Location], depth: int = 0) -> fro
             if "integer" in excluded and "number" not in excluded:
                 excluded -= {"integer"}  # non-integral numbers still pass
             types -= excluded
-    conv.memo[memo_key] = (types, [loc.schema for loc in conj])
     return types
 
 
@@ -166,17 +170,16 @@ def disjoint_on(
     # oneOf asks about arms (i, j) and (j, i), and nested arms repeat the questions of their
     # parents: remembered per conversion, for the unordered pair (the test is symmetric).
     # The entry keeps the schemas alive, since their ids are the key.
-    memo_key = ("disjoint_on", frozenset((_conjunction_key(a), _conjunction_key(b))), group, depth)
-    hit = conv.memo.get(memo_key)
-    if hit is not None:
-        return hit[0]  # type: ignore[no-any-return]
-    answer = _disjoint_on(conv, a, b, group, depth)
-    conv.memo[memo_key] = (answer, [loc.schema for loc in (*a, *b)])
-    return answer
+    key = ("disjoint_on", frozenset((_conjunction_key(a), _conjunction_key(b))), group, depth)
+    return conv.remembered(key, lambda: _disjoint_on(conv, a, b, group, depth), *_schemas(a), *_schemas(b))
 
 
 def _conjunction_key(conj: list[Location]) -> tuple[tuple[int, str, Any], ...]:
     return tuple((id(loc.schema), loc.pointer, loc.base) for loc in conj)
+
+
+def _schemas(conj: list[Location]) -> list[Any]:
+    return [loc.schema for loc in conj]
 
 
 def _disjoint_on(

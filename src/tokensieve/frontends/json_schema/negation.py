@@ -296,10 +296,8 @@ def _without_counters(conv: Converter, expr: Expr) -> Expr:
     if isinstance(expr, CountedAutomaton):
         if expr.expanded is None:
             return expr
-        key = ("expanded", id(expr))
-        if key not in conv.memo:
-            conv.memo[key] = (expr.expanded(), expr)  # the node kept alive: its id is the key
-        return conv.memo[key][0]  # type: ignore[no-any-return]
+        expand = expr.expanded
+        return conv.remembered(("expanded", id(expr)), expand, expr)
     if isinstance(expr, (Seq, Alt)):
         items = tuple(_without_counters(conv, it) for it in expr.items)
         if all(a is b for a, b in zip(items, expr.items, strict=True)):
