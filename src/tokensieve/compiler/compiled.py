@@ -106,8 +106,8 @@ class TerminalCache:
         self.limits = limits
         self.max_entries = max_entries
         # Keys: (program, state budget, subset cap) for DFAs; ("fragment", rule, rules) for
-        # lowered rule sets; ("counted", prefix, item, min,
-        # max, suffix) for counted terminals.
+        # lowered rule sets; ("counted", prefix, item, min, max, suffix) and ("units", ...) for
+        # counted terminals.
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lock = threading.Lock()
 

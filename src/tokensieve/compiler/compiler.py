@@ -7,7 +7,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Literal
 
 from ..frontends.whitespace import WhitespacePolicy
@@ -45,7 +45,7 @@ class Compiler:
     # ------------------------------------------------------------------ sources
     def grammar(self, grammar: Grammar) -> CompiledGrammar:
         """Compile a grammar IR directly (not cached: IR objects are mutable)."""
-        with gc_paused() if self.pause_gc else nullcontext():
+        with self._compiling():
             return compile_grammar(grammar, self.vocab, self.limits, "grammar", self._terminals)
 
     def regex(self, pattern: str) -> CompiledGrammar:
@@ -131,7 +131,7 @@ class Compiler:
                 return hit
             self.cache_misses += 1
         deadline = time.monotonic() + self.limits.max_compile_seconds
-        with gc_paused() if self.pause_gc else nullcontext():
+        with self._compiling():
             grammar = build(deadline)
             compiled = compile_grammar(grammar, self.vocab, self.limits, source, self._terminals, deadline)
         with self._lock:
@@ -142,6 +142,10 @@ class Compiler:
                     _, old = self._cache.popitem(last=False)
                     self._cache_bytes -= old.memory_bytes
         return compiled
+
+    def _compiling(self) -> AbstractContextManager[None]:
+        """The context a compile runs in: the garbage collector paused, unless ``pause_gc`` is off."""
+        return gc_paused() if self.pause_gc else nullcontext()
 
     def clear_cache(self) -> None:
         with self._lock:

@@ -458,10 +458,7 @@ class _Lowering:
         if self.has_counted(expr):
             return None  # a counted automaton inside: only counted terminals run it
         splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
-        # Big expressions are split without trying: a DFA rarely has fewer states than the
-        # NFA has positions, and building a doomed automaton level after level is quadratic
-        # (with 64x the budget, Github_medium o50681 spent 30 s and 6 GiB on attempts like that).
-        if splittable and self.nfa_size(expr) > 8 * self.limits.max_terminal_states * subset_slack:
+        if splittable and self.too_large_to_try(self.nfa_size(expr), subset_slack):
             return None
         program = _program(expr, self.rules, self.program_memo)
         return self.terminal_for(program, splittable, budget, subset_slack)
@@ -473,12 +470,18 @@ class _Lowering:
         for one lookup would have its facts derived and its program joined, only to be dropped."""
         if any(self.has_counted(it) for it in run):
             return None
-        if sum(self.nfa_size(it) for it in run) > 8 * self.limits.max_terminal_states * subset_slack:
+        if self.too_large_to_try(sum(self.nfa_size(it) for it in run), subset_slack):
             return None
         chunks = [_words(OP_SEQ, len(run))]
         for it in run:
             _emit(it, self.rules, chunks, self.program_memo)
         return self.terminal_for(b"".join(chunks), True, budget, subset_slack)
+
+    def too_large_to_try(self, nfa_size: int, subset_slack: int) -> bool:
+        """Big expressions are split without trying: a DFA rarely has fewer states than the
+        NFA has positions, and building a doomed automaton level after level is quadratic
+        (with 64x the budget, Github_medium o50681 spent 30 s and 6 GiB on attempts like that)."""
+        return nfa_size > 8 * self.limits.max_terminal_states * subset_slack
 
     def terminal_for(
         self, program: bytes, splittable: bool, budget: int | None, subset_slack: int
@@ -508,10 +511,7 @@ class _Lowering:
                 )
             self.terminal_of_program[key] = None
             return None
-        self.count_states(dfa.dfa.num_states)
-        self.out.terminals.append(dfa)
-        t = len(self.out.terminals) - 1
-        self.terminal_of_handle[id(dfa)] = t
+        t = self.add_terminal(dfa, dfa.dfa.num_states)
         self.terminal_of_program[key] = t
         return -(t + 1)
 
@@ -564,10 +564,7 @@ class _Lowering:
         if counted is None:
             self.terminal_of_program[key] = None
             return None
-        self.count_states(counted.loop.num_states)
-        self.out.terminals.append(counted)
-        t = len(self.out.terminals) - 1
-        self.terminal_of_handle[id(counted)] = t
+        t = self.add_terminal(counted, counted.loop.num_states)
         self.terminal_of_program[key] = t
         return -(t + 1)
 
@@ -657,14 +654,19 @@ class _Lowering:
             self.pending.append((nt, body))
         return nt
 
-    def count_states(self, states: int) -> None:
-        """Add a new terminal's automaton states to the grammar's total, within its limit."""
+    def add_terminal(self, handle: Any, states: int) -> int:
+        """Append a DFA or counted terminal of ``states`` automaton states; its terminal index.
+        The grammar's automata stay within ``max_total_dfa_states`` together."""
         self.total_states += states
         if self.total_states > self.limits.max_total_dfa_states:
             raise LimitExceeded(
                 f"the grammar's automata need more than {self.limits.max_total_dfa_states} states",
                 limit="max_total_dfa_states",
             )
+        self.out.terminals.append(handle)
+        t = len(self.out.terminals) - 1
+        self.terminal_of_handle[id(handle)] = t
+        return t
 
     def spliced_rule(self, name: str) -> int | None:
         """The nonterminal of rule ``name`` spliced from a :class:`Fragment` of the rules it
@@ -706,11 +708,9 @@ class _Lowering:
                 continue
             t = self.terminal_of_handle.get(id(handle))
             if t is None:
-                self.out.terminals.append(handle)
-                t = len(self.out.terminals) - 1
-                self.terminal_of_handle[id(handle)] = t
                 # A DfaTokenIndex has its DFA in .dfa, a CountedTerminal its loop in .loop.
-                self.count_states((handle.dfa if hasattr(handle, "dfa") else handle.loop).num_states)
+                automaton = handle.dfa if hasattr(handle, "dfa") else handle.loop
+                t = self.add_terminal(handle, automaton.num_states)
             symbol_of_terminal.append(-(t + 1))
 
         def moved(symbol: int) -> int:
