@@ -16,7 +16,6 @@
 #include <array>
 #include <limits>
 #include <string>
-#include <unordered_map>
 #include <utility>
 
 #include "tokensieve/error.hpp"
@@ -26,6 +25,16 @@ namespace tokensieve {
 // ---------------------------------------------------------------------------------------------
 // Dfa
 // ---------------------------------------------------------------------------------------------
+
+Dfa::Dfa(Unchecked, int32_t num_classes, std::vector<uint8_t> class_of, std::vector<int32_t> trans,
+         std::vector<uint8_t> accepting, int32_t start)
+    : num_classes_(num_classes),
+      class_of_(std::move(class_of)),
+      trans_(std::move(trans)),
+      accepting_(std::move(accepting)),
+      start_(start) {
+  find_successors();
+}
 
 Dfa::Dfa(int32_t num_classes, std::vector<uint8_t> class_of, std::vector<int32_t> trans,
          std::vector<uint8_t> accepting, int32_t start)
@@ -50,6 +59,11 @@ Dfa::Dfa(int32_t num_classes, std::vector<uint8_t> class_of, std::vector<int32_t
     if (t != kDead && (t < 0 || t >= num)) bad("transition target out of range");
   }
   if (start_ != kDead && (start_ < 0 || start_ >= num)) bad("start state out of range");
+  find_successors();
+}
+
+void Dfa::find_successors() {
+  const size_t n = accepting_.size();
   has_successor_.assign(n, 0);
   for (size_t s = 0; s < n; ++s) {
     const int32_t* row = trans_.data() + s * num_classes_;
@@ -219,71 +233,110 @@ struct ByteClasses {
   std::vector<int32_t> node_set;  // per AST node: distinct set id, -1 for an empty set / non-leaf
 };
 
-struct ByteSetHash {
-  size_t operator()(const ByteSet& set) const {
-    uint64_t h = 0x9E3779B97F4A7C15ull;
-    for (uint64_t w : set) h = (h ^ w) * 0xFF51AFD7ED558CCDull;
-    return static_cast<size_t>(h ^ (h >> 32));
+uint64_t hash_byte_set(const ByteSet& set) {
+  uint64_t h = 0x9E3779B97F4A7C15ull;
+  for (uint64_t w : set) h = (h ^ w) * 0xFF51AFD7ED558CCDull;
+  return h ^ (h >> 32);
+}
+
+// Calls f(byte) for every byte of `set`, ascending.
+template <class F>
+void for_each_byte(const ByteSet& set, F&& f) {
+  for (int word = 0; word < 4; ++word) {
+    for (uint64_t bits = set[word]; bits != 0; bits &= bits - 1) f(word * 64 + __builtin_ctzll(bits));
   }
-};
+}
 
 ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
   ByteClasses cls;
   cls.node_set.assign(ast.size(), -1);
   // Cutting 0..255 at every range end gives elementary intervals, and every byte set of the
-  // program is a union of them, so the refinement below works on intervals, not bytes.
-  std::array<bool, 257> cut{};
-  cut[0] = true;
+  // program is a union of them, so the refinement below works on intervals (named by their
+  // first byte), not bytes.
+  ByteSet cuts{};
+  cuts[0] = 1;
+  auto cut = [&cuts](int byte) {
+    if (byte < 256) cuts[byte >> 6] |= uint64_t{1} << (byte & 63);
+  };
   // Distinct sets by first appearance (a program repeats a few sets in hundreds of nodes: the
-  // characters of property names and their escapes).
+  // characters of property names and their escapes), found through an open-addressing table.
   std::vector<ByteSet> distinct;
-  std::unordered_map<ByteSet, int32_t, ByteSetHash> id_of;
+  std::vector<int32_t> table(64, -1);
   for (int32_t node = 0; node < ast.size(); ++node) {
     if (ast.op[node] != OP_BYTES) continue;
     ByteSet set{};
     const int32_t* range = program + ast.a[node];
     for (int32_t i = 0; i < ast.b[node]; ++i) {
       add_range(set, range[2 * i], range[2 * i + 1]);
-      cut[range[2 * i]] = cut[range[2 * i + 1] + 1] = true;
+      cut(range[2 * i]);
+      cut(range[2 * i + 1] + 1);
     }
     if (set == ByteSet{}) continue;
-    const auto [it, fresh] = id_of.try_emplace(set, static_cast<int32_t>(distinct.size()));
-    if (fresh) distinct.push_back(set);
-    cls.node_set[node] = it->second;
-  }
-  std::array<uint8_t, 256> first_byte;  // of each interval
-  int32_t num_intervals = 0;
-  for (int byte = 0; byte < 256; ++byte) {
-    if (cut[byte]) first_byte[num_intervals++] = static_cast<uint8_t>(byte);
-  }
-  // Refine the partition of intervals by each distinct set: intervals stay together only if they
-  // agree on membership in every set. Class ids are renumbered by first interval each round.
-  std::array<uint8_t, 256> interval_class{};
-  std::array<int16_t, 512> remap;
-  for (const ByteSet& set : distinct) {
-    std::fill(remap.begin(), remap.begin() + 2 * cls.count, int16_t{-1});
-    int16_t fresh = 0;
-    for (int32_t v = 0; v < num_intervals; ++v) {
-      int16_t& to = remap[2 * interval_class[v] + contains(set, first_byte[v])];
-      if (to < 0) to = fresh++;
-      interval_class[v] = static_cast<uint8_t>(to);
-    }
-    cls.count = fresh;
-  }
-  for (int32_t v = 0, byte = 0; byte < 256; ++byte) {
-    if (v + 1 < num_intervals && first_byte[v + 1] == byte) ++v;
-    cls.of[byte] = interval_class[v];
-  }
-  // Each distinct set as the list of classes it covers.
-  std::array<bool, 256> seen{};
-  for (const ByteSet& set : distinct) {
-    seen.fill(false);
-    for (int32_t v = 0; v < num_intervals; ++v) {
-      if (contains(set, first_byte[v]) && !seen[interval_class[v]]) {
-        seen[interval_class[v]] = true;
-        cls.set_classes.push_back(interval_class[v]);
+    size_t mask = table.size() - 1, slot = hash_byte_set(set) & mask;
+    while (table[slot] >= 0 && distinct[table[slot]] != set) slot = (slot + 1) & mask;
+    if (table[slot] < 0) {
+      table[slot] = static_cast<int32_t>(distinct.size());
+      distinct.push_back(set);
+      if (2 * distinct.size() > table.size()) {  // keep the load at most 1/2
+        table.assign(2 * table.size(), -1);
+        mask = table.size() - 1;
+        for (size_t id = 0; id < distinct.size(); ++id) {
+          size_t i = hash_byte_set(distinct[id]) & mask;
+          while (table[i] >= 0) i = (i + 1) & mask;
+          table[i] = static_cast<int32_t>(id);
+        }
+        slot = hash_byte_set(set) & mask;
+        while (table[slot] != static_cast<int32_t>(distinct.size() - 1)) slot = (slot + 1) & mask;
       }
     }
+    cls.node_set[node] = table[slot];
+  }
+  // Refine the partition of intervals by each distinct set: the intervals of a set leave their
+  // block for a fresh one (one per block they leave), the others stay. Two intervals end in one
+  // block iff they agree on membership in every set. The work is the intervals each set holds,
+  // not all intervals per set (a property name's letters are one interval each).
+  std::array<int32_t, 256> block{};  // by interval's first byte
+  std::vector<int32_t> moved_to{-1}, moved_by{-1};  // per block: fresh block, and the set that made it
+  for (int32_t id = 0; id < static_cast<int32_t>(distinct.size()); ++id) {
+    const ByteSet starts = {distinct[id][0] & cuts[0], distinct[id][1] & cuts[1], distinct[id][2] & cuts[2],
+                            distinct[id][3] & cuts[3]};
+    for_each_byte(starts, [&](int byte) {
+      const int32_t old = block[byte];
+      if (moved_by[old] != id) {
+        moved_by[old] = id;
+        moved_to[old] = static_cast<int32_t>(moved_to.size());
+        moved_to.push_back(-1);
+        moved_by.push_back(-1);
+      }
+      block[byte] = moved_to[old];
+    });
+  }
+  // Classes numbered by first interval; every byte takes its interval's class.
+  std::vector<int32_t> class_of_block(moved_to.size(), -1);
+  std::array<uint8_t, 256> interval_class{};  // by interval's first byte
+  cls.count = 0;
+  for_each_byte(cuts, [&](int byte) {
+    int32_t& c = class_of_block[block[byte]];
+    if (c < 0) c = cls.count++;
+    interval_class[byte] = static_cast<uint8_t>(c);
+  });
+  for (int byte = 0, c = 0; byte < 256; ++byte) {
+    if (contains(cuts, byte)) c = interval_class[byte];
+    cls.of[byte] = static_cast<uint8_t>(c);
+  }
+  // Each distinct set as the list of classes it covers, in order of first byte.
+  std::array<int32_t, 256> seen_by;
+  seen_by.fill(-1);
+  for (int32_t id = 0; id < static_cast<int32_t>(distinct.size()); ++id) {
+    const ByteSet starts = {distinct[id][0] & cuts[0], distinct[id][1] & cuts[1], distinct[id][2] & cuts[2],
+                            distinct[id][3] & cuts[3]};
+    for_each_byte(starts, [&](int byte) {
+      const uint8_t c = interval_class[byte];
+      if (seen_by[c] != id) {
+        seen_by[c] = id;
+        cls.set_classes.push_back(c);
+      }
+    });
     cls.set_begin.push_back(static_cast<int32_t>(cls.set_classes.size()));
   }
   return cls;
@@ -560,49 +613,58 @@ class SubsetBuilder {
     }
   }
 
-  // set_ = sorted important states epsilon-reachable from seeds[0 .. n).
+  // set_ = the important states epsilon-reachable from seeds[0 .. n), in the order found, and
+  // set_hash_ its hash. The set is not sorted: its hash is a sum over its members (the same
+  // in any order), and intern() tests membership with the closure's visit stamps. Sorting was
+  // a fifth of building a large terminal (an array of pattern strings: sets of hundreds).
   void closure(const int32_t* seeds, int32_t n) {
     if (++epoch_ == 0) {  // wrapped: old stamps could collide
       std::fill(stamp_.begin(), stamp_.end(), 0);
       epoch_ = 1;
     }
     set_.clear();
+    set_hash_ = 0;
     stack_.assign(seeds, seeds + n);
     while (!stack_.empty()) {
       const int32_t s = stack_.back();
       stack_.pop_back();
       if (stamp_[s] == epoch_) continue;
       stamp_[s] = epoch_;
-      if (nfa_.byte_set[s] >= 0 || s == 0) set_.push_back(s);
+      if (nfa_.byte_set[s] >= 0 || s == 0) {
+        set_.push_back(s);
+        set_hash_ += mix(static_cast<uint32_t>(s));
+      }
       for (int32_t e = nfa_.eps_begin[s]; e < nfa_.eps_begin[s + 1]; ++e) {
         if (stamp_[nfa_.eps[e]] != epoch_) stack_.push_back(nfa_.eps[e]);
       }
     }
-    std::sort(set_.begin(), set_.end());
+    set_hash_ ^= set_.size() * 0x9E3779B97F4A7C15ull;
   }
 
-  static uint64_t hash(const int32_t* data, size_t n) {
-    uint64_t h = n * 0x9E3779B97F4A7C15ull;
-    for (size_t i = 0; i < n; ++i) {
-      h = (h ^ static_cast<uint32_t>(data[i])) * 0xFF51AFD7ED558CCDull;
-      h ^= h >> 32;
-    }
-    return h;
+  static uint64_t mix(uint64_t x) {  // splitmix64's finalizer
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
   }
 
-  bool equal(int32_t state, const std::vector<int32_t>& set) const {
+  // Whether DFA state `state` stands for set_ (right after the closure that made set_): sets
+  // of one size are equal when every member of the stored one was visited by that closure.
+  bool equals_closure(int32_t state) const {
     const int32_t b = set_begin_[state], e = set_begin_[state + 1];
-    return static_cast<size_t>(e - b) == set.size() &&
-           std::equal(set.begin(), set.end(), set_data_.begin() + b);
+    if (static_cast<size_t>(e - b) != set_.size()) return false;
+    for (int32_t i = b; i < e; ++i) {
+      if (stamp_[set_data_[i]] != epoch_) return false;
+    }
+    return true;
   }
 
   // Id of the DFA state for set_, creating it when new.
   int32_t intern() {
-    const uint64_t h = hash(set_.data(), set_.size());
+    const uint64_t h = set_hash_;
     size_t mask = table_.size() - 1;
     size_t slot = h & mask;
     for (; table_[slot] >= 0; slot = (slot + 1) & mask) {
-      if (hashes_[table_[slot]] == h && equal(table_[slot], set_)) return table_[slot];
+      if (hashes_[table_[slot]] == h && equals_closure(table_[slot])) return table_[slot];
     }
     if (dfa_.num_states >= max_states_) {
       throw Error(ErrorKind::LimitExceeded,
@@ -619,7 +681,7 @@ class SubsetBuilder {
     set_data_.insert(set_data_.end(), set_.begin(), set_.end());
     set_begin_.push_back(static_cast<int32_t>(set_data_.size()));
     hashes_.push_back(h);
-    dfa_.accepting.push_back(set_.front() == 0);  // sorted: state 0 comes first if present
+    dfa_.accepting.push_back(stamp_[0] == epoch_);  // state 0 accepts
     table_[slot] = id;
     if (2 * static_cast<size_t>(dfa_.num_states) > table_.size()) {  // keep load <= 1/2
       table_.assign(2 * table_.size(), -1);
@@ -639,6 +701,7 @@ class SubsetBuilder {
   std::vector<uint32_t> stamp_;  // closure visit marks, by epoch
   uint32_t epoch_ = 0;
   std::vector<int32_t> stack_, set_;
+  uint64_t set_hash_ = 0;
   std::vector<int32_t> class_end_, targets_;  // byte edges of the current state, by class
   std::vector<std::pair<int32_t, int32_t>> pairs_;  // (class, target) when sorted instead
   std::vector<int32_t> set_data_, set_begin_{0};  // NFA-state sets of DFA states, concatenated
@@ -742,8 +805,14 @@ struct Partition {
   }
 };
 
-// Block (equivalence class) of every state of a trimmed DFA (`dfa`: all states live).
-Partition minimize(const RawDfa& dfa, int32_t num_classes) {
+// The equivalence classes ("blocks") of a trimmed DFA's states: block_of[state], and one
+// member of each block.
+struct Blocks {
+  std::vector<int32_t> block_of, member;
+};
+
+// Hopcroft's algorithm, for any trimmed DFA.
+Partition hopcroft(const RawDfa& dfa, int32_t num_classes) {
   const int32_t n = dfa.num_states;
   const std::vector<uint8_t>& accepting = dfa.accepting;
   // Transitions t: tail[t] --label[t]--> head[t], numbered in label order (a counting sort).
@@ -792,6 +861,115 @@ Partition minimize(const RawDfa& dfa, int32_t num_classes) {
   return blocks;
 }
 
+// Revuz's linear-time minimization ("Minimisation of acyclic deterministic automata in linear
+// time", 1992), extended by a *core*: states (closed under successors) already known to be
+// pairwise inequivalent, each its own block. The other states must form no cycle among
+// themselves: a property name, an enum or a const (empty core), or "any string but these
+// names" (the core is the string automaton, reached once no name can match any more). They
+// are visited in depth-first post-order (every state after its successors), and a state joins
+// the block of an earlier state, core or not, with the same acceptance and the same (class,
+// target block) edges. Empty when the other states have a cycle.
+Blocks minimize_acyclic(const RawDfa& dfa, const std::vector<uint8_t>& core) {
+  const int32_t n = dfa.num_states;
+  auto in_core = [&core](int32_t s) { return !core.empty() && core[s] != 0; };
+  std::vector<int32_t> order;  // core states first, then the others in post-order
+  order.reserve(n);
+  std::vector<uint8_t> color(n, 0);  // 0 unseen, 1 on the stack, 2 done
+  for (int32_t s = 0; s < n; ++s) {
+    if (in_core(s)) {
+      color[s] = 2;
+      order.push_back(s);
+    }
+  }
+  std::vector<std::pair<int32_t, int32_t>> stack;  // (state, next edge)
+  for (int32_t root = 0; root < n; ++root) {
+    if (color[root] != 0) continue;
+    color[root] = 1;
+    stack.emplace_back(root, dfa.edge_begin[root]);
+    while (!stack.empty()) {
+      auto& [s, e] = stack.back();
+      if (e == dfa.edge_begin[s + 1]) {
+        color[s] = 2;
+        order.push_back(s);
+        stack.pop_back();
+        continue;
+      }
+      const int32_t t = dfa.edge_target[e++];
+      if (color[t] == 1) return {};  // a back edge: a cycle outside the core
+      if (color[t] == 0) {
+        color[t] = 1;
+        stack.emplace_back(t, dfa.edge_begin[t]);  // invalidates s and e
+      }
+    }
+  }
+  Blocks blocks;
+  blocks.block_of.assign(n, -1);
+  // A core state's targets are core states; give every core state its block before hashing.
+  int32_t num_core = 0;
+  for (; num_core < n && in_core(order[num_core]); ++num_core) {
+    blocks.block_of[order[num_core]] = num_core;
+    blocks.member.push_back(order[num_core]);
+  }
+  std::vector<uint64_t> block_hash;
+  auto hash_of = [&](int32_t s) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ dfa.accepting[s];
+    for (int32_t e = dfa.edge_begin[s]; e < dfa.edge_begin[s + 1]; ++e) {
+      const uint64_t edge = (static_cast<uint64_t>(dfa.edge_class[e]) << 32) |
+                            static_cast<uint32_t>(blocks.block_of[dfa.edge_target[e]]);
+      h = (h ^ edge) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 29;
+    }
+    return h;
+  };
+  auto same = [&](int32_t a, int32_t b) {
+    const int32_t ea = dfa.edge_begin[a], eb = dfa.edge_begin[b], k = dfa.edge_begin[a + 1] - ea;
+    if (dfa.accepting[a] != dfa.accepting[b] || k != dfa.edge_begin[b + 1] - eb) return false;
+    for (int32_t i = 0; i < k; ++i) {
+      if (dfa.edge_class[ea + i] != dfa.edge_class[eb + i] ||
+          blocks.block_of[dfa.edge_target[ea + i]] != blocks.block_of[dfa.edge_target[eb + i]]) {
+        return false;
+      }
+    }
+    return true;
+  };
+  size_t capacity = 64;
+  while (capacity < 2 * static_cast<size_t>(n)) capacity *= 2;  // load at most 1/2 throughout
+  std::vector<int32_t> table(capacity, -1);  // open addressing: block ids, -1 = free
+  const size_t mask = capacity - 1;
+  for (int32_t i = 0; i < n; ++i) {
+    const int32_t s = order[i];
+    const uint64_t h = hash_of(s);
+    size_t slot = h & mask;
+    while (table[slot] >= 0 && !(block_hash[table[slot]] == h && same(blocks.member[table[slot]], s))) {
+      slot = (slot + 1) & mask;
+    }
+    if (i < num_core || table[slot] < 0) {  // core states are distinct by assumption
+      if (i >= num_core) {
+        blocks.block_of[s] = static_cast<int32_t>(blocks.member.size());
+        blocks.member.push_back(s);
+      }
+      block_hash.resize(blocks.member.size());
+      block_hash[blocks.block_of[s]] = h;
+      if (table[slot] < 0) table[slot] = blocks.block_of[s];
+    } else {
+      blocks.block_of[s] = table[slot];
+    }
+  }
+  return blocks;
+}
+
+// The blocks of a trimmed DFA (`core`: see minimize_acyclic; may be empty): in linear time when
+// the states outside the core have no cycle, else by Hopcroft.
+Blocks minimize(const RawDfa& dfa, int32_t num_classes, const std::vector<uint8_t>& core) {
+  Blocks blocks = minimize_acyclic(dfa, core);
+  if (!blocks.member.empty() || dfa.num_states == 0) return blocks;
+  const Partition partition = hopcroft(dfa, num_classes);
+  blocks.block_of = partition.set_of;
+  blocks.member.resize(partition.sets());
+  for (int32_t b = 0; b < partition.sets(); ++b) blocks.member[b] = partition.elems[partition.first[b]];
+  return blocks;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -828,17 +1006,21 @@ std::vector<int32_t> expand_differences(const Ast& ast, const int32_t* program, 
   return out;
 }
 
-// Steps 5 to 7 on an automaton whose state 0 starts: trim, minimize, renumber.
-Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes) {
+// Steps 5 to 7 on an automaton whose state 0 starts: trim, minimize, renumber. `core` (per
+// state, or empty): states known to be pairwise inequivalent, see minimize_acyclic.
+Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const std::vector<uint8_t>& core = {}) {
   // Trim: keep live states, numbered densely in their old order, and the edges between them.
   const std::vector<uint8_t> live = co_reachable(raw);
   if (raw.num_states == 0 || !live[0]) {
-    return Dfa(num_classes, std::move(class_of), {}, {}, Dfa::kDead);
+    return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), {}, {}, Dfa::kDead);
   }
   std::vector<int32_t> dense(raw.num_states, Dfa::kDead);
   RawDfa trimmed;
+  std::vector<uint8_t> trimmed_core;
   for (int32_t s = 0; s < raw.num_states; ++s) {
-    if (live[s]) dense[s] = trimmed.num_states++;
+    if (!live[s]) continue;
+    dense[s] = trimmed.num_states++;
+    if (!core.empty()) trimmed_core.push_back(core[s]);
   }
   trimmed.accepting.reserve(trimmed.num_states);
   trimmed.edge_class.reserve(raw.edge_class.size());
@@ -857,17 +1039,18 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes) {
 
   // Minimize, then number blocks breadth-first from the start's block (the start is state 0
   // of the subset construction, hence dense state 0).
-  const Partition blocks = minimize(trimmed, num_classes);
-  std::vector<int32_t> order(blocks.sets(), Dfa::kDead), queue{blocks.set_of[0]};
-  order[blocks.set_of[0]] = 0;
-  std::vector<int32_t> out_trans(static_cast<size_t>(blocks.sets()) * num_classes, Dfa::kDead);
-  std::vector<uint8_t> out_accepting(blocks.sets());
+  const Blocks blocks = minimize(trimmed, num_classes, trimmed_core);
+  const auto num_blocks = static_cast<int32_t>(blocks.member.size());
+  std::vector<int32_t> order(num_blocks, Dfa::kDead), queue{blocks.block_of[0]};
+  order[blocks.block_of[0]] = 0;
+  std::vector<int32_t> out_trans(static_cast<size_t>(num_blocks) * num_classes, Dfa::kDead);
+  std::vector<uint8_t> out_accepting(num_blocks);
   for (size_t q = 0; q < queue.size(); ++q) {
     const int32_t block = queue[q];
-    const int32_t rep = blocks.elems[blocks.first[block]];  // any member: they are equivalent
+    const int32_t rep = blocks.member[block];  // any member: they are equivalent
     out_accepting[q] = trimmed.accepting[rep];
     for (int32_t e = trimmed.edge_begin[rep]; e < trimmed.edge_begin[rep + 1]; ++e) {
-      const int32_t tb = blocks.set_of[trimmed.edge_target[e]];
+      const int32_t tb = blocks.block_of[trimmed.edge_target[e]];
       if (order[tb] == Dfa::kDead) {
         order[tb] = static_cast<int32_t>(queue.size());
         queue.push_back(tb);
@@ -875,7 +1058,7 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes) {
       out_trans[q * num_classes + trimmed.edge_class[e]] = order[tb];
     }
   }
-  return Dfa(num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
+  return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
 }
 
 // A program that is one OP_DIFFERENCE (a JSON object's "any other key"): the product of the
@@ -894,7 +1077,10 @@ Dfa build_difference(const Ast& ast, const int32_t* program, size_t length, cons
   raw.edge_target = std::move(product.edge_target);
   raw.accepting = std::move(product.accepting);
   const int32_t num_classes = product.num_classes();
-  return finish(std::move(raw), std::move(product.class_of), num_classes);
+  // The states where `right` no longer matches accept what `left` accepts from there: left is
+  // minimal, so they are pairwise inequivalent, and when `right` is finite (names) the
+  // other states have no cycle, so minimization takes linear time.
+  return finish(std::move(raw), std::move(product.class_of), num_classes, product.right_done);
 }
 
 }  // namespace

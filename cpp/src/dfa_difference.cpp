@@ -71,6 +71,7 @@ DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t 
   for (size_t s = 0; s < states.size(); ++s) {
     const auto [l, r] = states[s];
     product.accepting.push_back(left.accepting(l) && !(r != Dfa::kDead && right.accepting(r)) ? 1 : 0);
+    product.right_done.push_back(r == Dfa::kDead ? 1 : 0);
     for (size_t j = 0; j < rep.size(); ++j) {
       const int32_t l2 = left.next(l, rep[j]);
       if (l2 == Dfa::kDead) continue;

@@ -19,7 +19,8 @@ using tokensieve::Dfa;
 using tokensieve::DfaLimits;
 using tokensieve::ErrorKind;
 
-void run_random_tests();  // test_dfa_random.cpp
+void run_random_tests();             // test_dfa_random.cpp
+void run_random_difference_tests();  // test_dfa_random.cpp
 
 namespace {
 
@@ -281,6 +282,7 @@ int main() {
   test_deep_nesting();
   test_raw_constructor();
   run_random_tests();
+  run_random_difference_tests();
   std::printf("%d passed, %d failed\n", check::passed, check::failed);
   return check::failed == 0 ? 0 : 1;
 }

@@ -1,6 +1,8 @@
 // Differential test: random small regexes over the alphabet {a, b, c}; for every string of length
 // <= 6 the DFA must agree with a direct set-of-positions evaluation of the regex tree, both on
-// acceptance and on "is a prefix of some accepted string" (the DFA state is not dead).
+// acceptance and on "is a prefix of some accepted string" (the DFA state is not dead). Random
+// set differences are checked the same way on acceptance, and every DFA must be trimmed and
+// minimal (dfa_checks::invariant_violation).
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -199,4 +201,71 @@ void run_random_tests() {
   CHECK(broken == 0);
   CHECK(nonempty_languages > programs / 2);  // the generator exercises real languages
   std::printf("random: %d programs, %d non-empty languages\n", programs, nonempty_languages);
+}
+
+namespace {
+
+// `n` with every unbounded repetition bounded: a finite language (an acyclic DFA).
+Node bounded(Node n) {
+  if (n.op == tokensieve::OP_REPEAT && n.max < 0) n.max = n.min + 2;
+  for (Node& k : n.kids) k = bounded(std::move(k));
+  return n;
+}
+
+bool matches(const Node& n, const std::string& w) { return (eval(n, w, 1u).ends >> w.size()) & 1; }
+
+}  // namespace
+
+void run_random_difference_tests() {
+  std::mt19937 rng(4242);
+  const std::vector<std::string> strings = all_strings(6);
+  const int programs = 1500;
+  int mismatched = 0, broken = 0, nonempty_languages = 0;
+  for (int t = 0; t < programs; ++t) {
+    const Node left = random_node(rng, 1 + static_cast<int>(rng() % 4));
+    Node right = random_node(rng, 1 + static_cast<int>(rng() % 4));
+    if (t % 2 == 0) right = bounded(std::move(right));  // "any string but these names"
+    const bool nested = t % 3 == 0;  // "a" then the difference: built through an OP_AUTOMATON
+    Program program = nested ? Program{tokensieve::OP_SEQ, 2} : Program{};
+    if (nested) {
+      const Program a = regex_program::lit("a");
+      program.insert(program.end(), a.begin(), a.end());
+    }
+    program.push_back(tokensieve::OP_DIFFERENCE);
+    for (const Node* operand : {&left, static_cast<const Node*>(&right)}) {
+      const Program p = encode(*operand);
+      program.insert(program.end(), p.begin(), p.end());
+    }
+    const tokensieve::Dfa d = dfa_checks::build(program);
+    const std::string violation = dfa_checks::invariant_violation(d);
+    if (!violation.empty()) {
+      if (++broken <= 5) {
+        std::fprintf(stderr, "%s: %s minus %s\n", violation.c_str(), describe(left).c_str(),
+                     describe(right).c_str());
+      }
+    }
+    nonempty_languages += d.start() != tokensieve::Dfa::kDead;
+    for (const std::string& w : strings) {
+      std::string rest = w;
+      if (nested) {
+        if (w.empty() || w[0] != 'a') {
+          if (dfa_checks::accepts(d, w)) ++mismatched;
+          continue;
+        }
+        rest = w.substr(1);
+      }
+      const bool accepted = matches(left, rest) && !matches(right, rest);
+      if (dfa_checks::accepts(d, w) != accepted) {
+        if (++mismatched <= 5) {
+          std::fprintf(stderr, "difference mismatch on \"%s\" (oracle %d): %s minus %s\n", w.c_str(), accepted,
+                       describe(left).c_str(), describe(right).c_str());
+        }
+        break;
+      }
+    }
+  }
+  CHECK(mismatched == 0);
+  CHECK(broken == 0);
+  CHECK(nonempty_languages > programs / 3);
+  std::printf("random differences: %d programs, %d non-empty languages\n", programs, nonempty_languages);
 }

@@ -50,12 +50,19 @@ class Dfa {
   uint8_t class_of(uint8_t byte) const { return class_of_[byte]; }
   size_t memory_bytes() const;
 
-  // Raw construction (used by build_dfa and by tests).
+  // Raw construction, checked: throws InvalidArgument when the parts do not make a DFA.
   Dfa(int32_t num_classes, std::vector<uint8_t> class_of, std::vector<int32_t> trans,
+      std::vector<uint8_t> accepting, int32_t start);
+  // The same without the checks, for builders that make valid parts by construction
+  // (build_dfa): checking every transition cost a tenth of building a property name's DFA.
+  struct Unchecked {};
+  Dfa(Unchecked, int32_t num_classes, std::vector<uint8_t> class_of, std::vector<int32_t> trans,
       std::vector<uint8_t> accepting, int32_t start);
   Dfa() = default;
 
  private:
+  void find_successors();  // fills has_successor_
+
   int32_t num_classes_ = 1;
   std::vector<uint8_t> class_of_ = std::vector<uint8_t>(256, 0);
   std::vector<int32_t> trans_;        // num_states * num_classes, kDead for no edge
@@ -76,6 +83,7 @@ struct DifferenceProduct {
   std::vector<uint8_t> class_of;                 // byte -> joint class
   std::vector<std::vector<int32_t>> class_ranges;  // each joint class's bytes: lo, hi pairs
   std::vector<uint8_t> accepting;                 // per product state; state 0 starts
+  std::vector<uint8_t> right_done;                // per product state: `right` can no longer match
   std::vector<int32_t> edge_begin{0};             // state s: edges edge_begin[s] .. [s + 1]
   std::vector<int32_t> edge_class, edge_target;   // in ascending class order per state
   int32_t num_classes() const { return static_cast<int32_t>(class_ranges.size()); }
