@@ -2,6 +2,8 @@
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
 
 #include "bind.hpp"
 #include "tokensieve/dfa.hpp"
@@ -38,7 +40,72 @@ void bind_dfa(nb::module_& m) {
       .def(
           "is_prefix",
           [](const Dfa& d, const nb::bytes& data) { return run(d, data) != Dfa::kDead; },
-          "Whether the byte string is a prefix of some string in the language.");
+          "Whether the byte string is a prefix of some string in the language.")
+      .def(
+          "to_ranges",
+          [](const Dfa& d) {
+            RangeRows rows = to_ranges(d);
+            std::vector<int32_t> accepting(rows.accepting.begin(), rows.accepting.end());
+            return std::make_tuple(std::move(rows.edge_begin), std::move(rows.lo), std::move(rows.hi),
+                                   std::move(rows.target), std::move(accepting));
+          },
+          "The transitions as rows of maximal byte ranges: (edge_begin, lo, hi, target, accepting);\n"
+          "state s has edges edge_begin[s] .. edge_begin[s + 1], state 0 starts; no states for the\n"
+          "empty language.");
+
+  m.def(
+      "determinize_ranges",
+      [](std::vector<int32_t> edge_begin, std::vector<int32_t> lo, std::vector<int32_t> hi,
+         std::vector<int32_t> target, std::vector<int32_t> eps_begin, std::vector<int32_t> eps, int32_t start,
+         int32_t final, int32_t max_states) {
+        RangeNfa nfa;
+        nfa.edge_begin = std::move(edge_begin);
+        nfa.lo = std::move(lo);
+        nfa.hi = std::move(hi);
+        nfa.target = std::move(target);
+        nfa.eps_begin = std::move(eps_begin);
+        nfa.eps = std::move(eps);
+        nfa.start = start;
+        nfa.final = final;
+        nb::gil_scoped_release release;
+        return std::make_shared<Dfa>(determinize(nfa, max_states));
+      },
+      nb::arg("edge_begin"), nb::arg("lo"), nb::arg("hi"), nb::arg("target"), nb::arg("eps_begin"),
+      nb::arg("eps"), nb::arg("start"), nb::arg("final"), nb::arg("max_states"),
+      "The minimal DFA of an NFA given as rows of byte-range and epsilon edges (see dfa.hpp).");
+  m.def(
+      "dfa_from_ranges",
+      [](std::vector<int32_t> edge_begin, std::vector<int32_t> lo, std::vector<int32_t> hi,
+         std::vector<int32_t> target, const std::vector<int32_t>& accepting) {
+        RangeRows rows;
+        rows.edge_begin = std::move(edge_begin);
+        rows.lo = std::move(lo);
+        rows.hi = std::move(hi);
+        rows.target = std::move(target);
+        rows.accepting.assign(accepting.begin(), accepting.end());
+        nb::gil_scoped_release release;
+        return std::make_shared<Dfa>(dfa_from_ranges(rows));
+      },
+      nb::arg("edge_begin"), nb::arg("lo"), nb::arg("hi"), nb::arg("target"), nb::arg("accepting"),
+      "The minimal DFA of a deterministic automaton given as rows of byte ranges (state 0 starts).");
+  m.def(
+      "dfa_product",
+      [](const Dfa& left, const Dfa& right, const std::string& op, int32_t max_states) {
+        ProductOp product_op;
+        if (op == "and") {
+          product_op = ProductOp::And;
+        } else if (op == "or") {
+          product_op = ProductOp::Or;
+        } else if (op == "minus") {
+          product_op = ProductOp::Minus;
+        } else {
+          throw nb::value_error("op must be 'and', 'or' or 'minus'");
+        }
+        nb::gil_scoped_release release;
+        return std::make_shared<Dfa>(product_dfa(left, right, product_op, max_states));
+      },
+      nb::arg("left"), nb::arg("right"), nb::arg("op"), nb::arg("max_states"),
+      "L(left) op L(right) as a minimal DFA: op is 'and', 'or' or 'minus'.");
 
   m.def(
       "build_dfa",

@@ -247,9 +247,12 @@ void for_each_byte(const ByteSet& set, F&& f) {
   }
 }
 
-ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
+// Classes for the byte sets of nodes 0 .. num_nodes - 1: `ranges_of(node, add)` calls
+// add(lo, hi) for each range of the node's set (none: no set, node_set -1).
+template <class RangesOf>
+ByteClasses compute_classes(int32_t num_nodes, RangesOf&& ranges_of) {
   ByteClasses cls;
-  cls.node_set.assign(ast.size(), -1);
+  cls.node_set.assign(num_nodes, -1);
   // Cutting 0..255 at every range end gives elementary intervals, and every byte set of the
   // program is a union of them, so the refinement below works on intervals (named by their
   // first byte), not bytes.
@@ -262,15 +265,13 @@ ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
   // characters of property names and their escapes), found through an open-addressing table.
   std::vector<ByteSet> distinct;
   std::vector<int32_t> table(64, -1);
-  for (int32_t node = 0; node < ast.size(); ++node) {
-    if (ast.op[node] != OP_BYTES) continue;
+  for (int32_t node = 0; node < num_nodes; ++node) {
     ByteSet set{};
-    const int32_t* range = program + ast.a[node];
-    for (int32_t i = 0; i < ast.b[node]; ++i) {
-      add_range(set, range[2 * i], range[2 * i + 1]);
-      cut(range[2 * i]);
-      cut(range[2 * i + 1] + 1);
-    }
+    ranges_of(node, [&](int32_t lo, int32_t hi) {
+      add_range(set, lo, hi);
+      cut(lo);
+      cut(hi + 1);
+    });
     if (set == ByteSet{}) continue;
     size_t mask = table.size() - 1, slot = hash_byte_set(set) & mask;
     while (table[slot] >= 0 && distinct[table[slot]] != set) slot = (slot + 1) & mask;
@@ -340,6 +341,14 @@ ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
     cls.set_begin.push_back(static_cast<int32_t>(cls.set_classes.size()));
   }
   return cls;
+}
+
+ByteClasses compute_classes(const Ast& ast, const int32_t* program) {
+  return compute_classes(ast.size(), [&](int32_t node, auto&& add) {
+    if (ast.op[node] != OP_BYTES) return;
+    const int32_t* range = program + ast.a[node];
+    for (int32_t i = 0; i < ast.b[node]; ++i) add(range[2 * i], range[2 * i + 1]);
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1058,7 +1067,26 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const
       out_trans[q * num_classes + trimmed.edge_class[e]] = order[tb];
     }
   }
+  // Blocks the start does not reach (possible only in automata given as rows) are dropped.
+  out_trans.resize(queue.size() * num_classes);
+  out_accepting.resize(queue.size());
   return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
+}
+
+// Trims, minimizes and renumbers a product. With `left_core` (a difference of minimal DFAs), the
+// states where the right side no longer matches accept what the left accepts from there: they
+// are pairwise inequivalent, and when the right side is finite (names) the other states have no
+// cycle, so minimization takes linear time.
+Dfa finish_product(ProductAutomaton product, bool left_core) {
+  RawDfa raw;
+  raw.num_states = product.num_states();
+  raw.edge_begin = std::move(product.edge_begin);
+  raw.edge_class = std::move(product.edge_class);
+  raw.edge_target = std::move(product.edge_target);
+  raw.accepting = std::move(product.accepting);
+  const int32_t num_classes = product.num_classes();
+  return finish(std::move(raw), std::move(product.class_of), num_classes,
+                left_core ? product.right_done : std::vector<uint8_t>{});
 }
 
 // A program that is one OP_DIFFERENCE (a JSON object's "any other key"): the product of the
@@ -1069,18 +1097,8 @@ Dfa build_difference(const Ast& ast, const int32_t* program, size_t length, cons
   const size_t left_at = static_cast<size_t>(ast.at[left]), right_at = static_cast<size_t>(ast.at[right]);
   const Dfa l = build_dfa(program + left_at, end_of(left) - left_at, limits);
   const Dfa r = build_dfa(program + right_at, end_of(right) - right_at, limits);
-  DifferenceProduct product = difference_product(l, r, std::max(limits.max_dfa_states, 0));
-  RawDfa raw;
-  raw.num_states = product.num_states();
-  raw.edge_begin = std::move(product.edge_begin);
-  raw.edge_class = std::move(product.edge_class);
-  raw.edge_target = std::move(product.edge_target);
-  raw.accepting = std::move(product.accepting);
-  const int32_t num_classes = product.num_classes();
-  // The states where `right` no longer matches accept what `left` accepts from there: left is
-  // minimal, so they are pairwise inequivalent, and when `right` is finite (names) the
-  // other states have no cycle, so minimization takes linear time.
-  return finish(std::move(raw), std::move(product.class_of), num_classes, product.right_done);
+  ProductAutomaton product = tokensieve::product(l, r, ProductOp::Minus, std::max(limits.max_dfa_states, 0));
+  return finish_product(std::move(product), true);
 }
 
 }  // namespace
@@ -1109,6 +1127,101 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
   const Nfa nfa = build_nfa(ast, program, cls, sizes, static_cast<size_t>(nfa_states));
   RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();
   return finish(std::move(raw), std::move(cls.of), num_classes);
+}
+
+Dfa determinize(const RangeNfa& in, int32_t max_states) {
+  const int32_t n = in.num_states();
+  const auto num_edges = static_cast<int32_t>(in.lo.size());
+  auto bad = [](const std::string& what) { throw Error(ErrorKind::InvalidArgument, "range NFA: " + what); };
+  if (n < 1 || in.eps_begin.size() != in.edge_begin.size()) bad("needs rows for at least one state");
+  if (in.hi.size() != in.lo.size() || in.target.size() != in.lo.size()) bad("lo, hi, target differ in length");
+  if (in.edge_begin[0] != 0 || in.edge_begin[n] != num_edges || in.eps_begin[0] != 0 ||
+      in.eps_begin[n] != static_cast<int32_t>(in.eps.size())) {
+    bad("rows do not cover the edges");
+  }
+  for (int32_t s = 0; s < n; ++s) {
+    if (in.edge_begin[s] > in.edge_begin[s + 1] || in.eps_begin[s] > in.eps_begin[s + 1]) bad("rows out of order");
+  }
+  for (int32_t e = 0; e < num_edges; ++e) {
+    if (in.lo[e] < 0 || in.hi[e] > 255 || in.lo[e] > in.hi[e]) bad("byte range outside 0..255");
+    if (in.target[e] < 0 || in.target[e] >= n) bad("edge target out of range");
+  }
+  for (int32_t t : in.eps) {
+    if (t < 0 || t >= n) bad("epsilon target out of range");
+  }
+  if (in.start < 0 || in.start >= n || in.final < 0 || in.final >= n) bad("start or final out of range");
+
+  // The builder's NFA shape: state 0 accepts, every other state either reads one byte set
+  // (then goes to `next`) or has epsilon edges only. A range-NFA state s becomes state 1 + s,
+  // with epsilon edges to its epsilon targets, to one byte-reading state per range edge
+  // (1 + n + e) and, for the final state, to state 0.
+  const ByteClasses cls =
+      compute_classes(num_edges, [&](int32_t e, auto&& add) { add(in.lo[e], in.hi[e]); });
+  Nfa nfa;
+  const int32_t total = 1 + n + num_edges;
+  nfa.byte_set.reserve(total);
+  nfa.next.reserve(total);
+  nfa.eps_begin.reserve(total + 1);
+  nfa.add(-1, -1, 0);
+  for (int32_t s = 0; s < n; ++s) {
+    const int32_t k = in.eps_begin[s + 1] - in.eps_begin[s], m = in.edge_begin[s + 1] - in.edge_begin[s];
+    const int32_t state = nfa.add(-1, -1, k + m + (s == in.final ? 1 : 0));
+    int32_t* eps = nfa.eps_of(state);
+    for (int32_t i = 0; i < k; ++i) *eps++ = 1 + in.eps[in.eps_begin[s] + i];
+    for (int32_t e = in.edge_begin[s]; e < in.edge_begin[s + 1]; ++e) *eps++ = 1 + n + e;
+    if (s == in.final) *eps++ = 0;
+  }
+  for (int32_t e = 0; e < num_edges; ++e) nfa.add(cls.node_set[e], 1 + in.target[e], 0);
+  nfa.eps_begin.push_back(static_cast<int32_t>(nfa.eps.size()));
+  nfa.start = 1 + in.start;
+  RawDfa raw = SubsetBuilder(nfa, cls, std::max(max_states, 0)).run();
+  std::vector<uint8_t> class_of = cls.of;
+  return finish(std::move(raw), std::move(class_of), cls.count);
+}
+
+Dfa dfa_from_ranges(const RangeRows& rows) {
+  const auto n = static_cast<int32_t>(rows.accepting.size());
+  const auto num_edges = static_cast<int32_t>(rows.lo.size());
+  auto bad = [](const std::string& what) { throw Error(ErrorKind::InvalidArgument, "range rows: " + what); };
+  if (rows.edge_begin.size() != static_cast<size_t>(n) + 1 || rows.edge_begin[0] != 0 ||
+      rows.edge_begin[n] != num_edges || rows.hi.size() != rows.lo.size() || rows.target.size() != rows.lo.size()) {
+    bad("rows do not cover the edges");
+  }
+  if (n == 0) return Dfa(Dfa::Unchecked{}, 1, std::vector<uint8_t>(256, 0), {}, {}, Dfa::kDead);
+  const ByteClasses cls =
+      compute_classes(num_edges, [&](int32_t e, auto&& add) {
+        if (rows.lo[e] >= 0 && rows.hi[e] <= 255 && rows.lo[e] <= rows.hi[e]) add(rows.lo[e], rows.hi[e]);
+      });
+  RawDfa raw;
+  raw.num_states = n;
+  std::vector<int32_t> target_of(cls.count);
+  for (int32_t s = 0; s < n; ++s) {
+    if (rows.edge_begin[s] > rows.edge_begin[s + 1]) bad("rows out of order");
+    std::fill(target_of.begin(), target_of.end(), Dfa::kDead);
+    for (int32_t e = rows.edge_begin[s]; e < rows.edge_begin[s + 1]; ++e) {
+      if (rows.lo[e] < 0 || rows.hi[e] > 255 || rows.lo[e] > rows.hi[e]) bad("byte range outside 0..255");
+      if (rows.target[e] < 0 || rows.target[e] >= n) bad("edge target out of range");
+      const int32_t set = cls.node_set[e];
+      for (int32_t j = cls.set_begin[set]; j < cls.set_begin[set + 1]; ++j) {
+        int32_t& t = target_of[cls.set_classes[j]];
+        if (t != Dfa::kDead) bad("overlapping ranges: not deterministic");
+        t = rows.target[e];
+      }
+    }
+    for (int32_t c = 0; c < cls.count; ++c) {
+      if (target_of[c] == Dfa::kDead) continue;
+      raw.edge_class.push_back(c);
+      raw.edge_target.push_back(target_of[c]);
+    }
+    raw.edge_begin.push_back(static_cast<int32_t>(raw.edge_class.size()));
+    raw.accepting.push_back(rows.accepting[s] ? 1 : 0);
+  }
+  std::vector<uint8_t> class_of = cls.of;
+  return finish(std::move(raw), std::move(class_of), cls.count);
+}
+
+Dfa product_dfa(const Dfa& left, const Dfa& right, ProductOp op, int32_t max_states) {
+  return finish_product(tokensieve::product(left, right, op, std::max(max_states, 0)), op == ProductOp::Minus);
 }
 
 }  // namespace tokensieve

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds and runs the native DFA tests (only cpp/src/dfa.cpp and dfa_difference.cpp).
+# Builds and runs the native DFA tests (only cpp/src/dfa.cpp and dfa_product.cpp).
 #   cpp/tests/run.sh          tests
 #   cpp/tests/run.sh bench    build-time benchmark (bench_dfa.cpp)
 set -euo pipefail
@@ -8,8 +8,8 @@ out="${TMPDIR:-/tmp}/tokensieve-native-tests"
 mkdir -p "$out"
 flags=(-std=c++17 -O2 -Wall -Wextra -Icpp/include)
 if [[ "${1:-}" == "bench" ]]; then
-  g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_difference.cpp cpp/tests/bench_dfa.cpp -o "$out/bench_dfa"
+  g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_product.cpp cpp/tests/bench_dfa.cpp -o "$out/bench_dfa"
   exec "$out/bench_dfa"
 fi
-g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_difference.cpp cpp/tests/test_dfa.cpp cpp/tests/test_dfa_random.cpp -o "$out/test_dfa"
+g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_product.cpp cpp/tests/test_dfa.cpp cpp/tests/test_dfa_random.cpp -o "$out/test_dfa"
 exec "$out/test_dfa"

@@ -21,6 +21,7 @@ using tokensieve::ErrorKind;
 
 void run_random_tests();             // test_dfa_random.cpp
 void run_random_difference_tests();  // test_dfa_random.cpp
+void run_random_range_and_product_tests();  // test_dfa_random.cpp
 
 namespace {
 
@@ -283,6 +284,7 @@ int main() {
   test_raw_constructor();
   run_random_tests();
   run_random_difference_tests();
+  run_random_range_and_product_tests();
   std::printf("%d passed, %d failed\n", check::passed, check::failed);
   return check::failed == 0 ? 0 : 1;
 }

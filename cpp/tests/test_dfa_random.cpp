@@ -1,8 +1,10 @@
 // Differential test: random small regexes over the alphabet {a, b, c}; for every string of length
 // <= 6 the DFA must agree with a direct set-of-positions evaluation of the regex tree, both on
 // acceptance and on "is a prefix of some accepted string" (the DFA state is not dead). Random
-// set differences are checked the same way on acceptance, and every DFA must be trimmed and
-// minimal (dfa_checks::invariant_violation).
+// set differences and products are checked the same way on acceptance, and every DFA must be
+// trimmed and minimal (dfa_checks::invariant_violation). The range-automaton entry points
+// (determinize, dfa_from_ranges, to_ranges) must give the same DFA as the program builder.
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <random>
@@ -268,4 +270,125 @@ void run_random_difference_tests() {
   CHECK(broken == 0);
   CHECK(nonempty_languages > programs / 3);
   std::printf("random differences: %d programs, %d non-empty languages\n", programs, nonempty_languages);
+}
+
+namespace {
+
+// A Thompson NFA of `n` between states `from` and `to` of `nfa`.
+void thompson(const Node& n, int32_t from, int32_t to, std::vector<std::vector<std::array<int32_t, 3>>>& edges,
+              std::vector<std::vector<int32_t>>& eps) {
+  auto fresh = [&] {
+    edges.emplace_back();
+    eps.emplace_back();
+    return static_cast<int32_t>(edges.size()) - 1;
+  };
+  switch (n.op) {
+    case tokensieve::OP_BYTES:
+      for (auto [lo, hi] : n.ranges) edges[from].push_back({lo, hi, to});
+      return;
+    case tokensieve::OP_SEQ: {
+      int32_t cur = from;
+      for (const Node& k : n.kids) {
+        const int32_t next = fresh();
+        thompson(k, cur, next, edges, eps);
+        cur = next;
+      }
+      eps[cur].push_back(to);
+      return;
+    }
+    case tokensieve::OP_ALT:
+      for (const Node& k : n.kids) thompson(k, from, to, edges, eps);
+      return;
+    default: {
+      int32_t cur = from;
+      for (int32_t i = 0; i < n.min; ++i) {
+        const int32_t next = fresh();
+        thompson(n.kids[0], cur, next, edges, eps);
+        cur = next;
+      }
+      if (n.max < 0) {
+        const int32_t loop = fresh();
+        eps[cur].push_back(loop);
+        thompson(n.kids[0], loop, loop, edges, eps);
+        eps[loop].push_back(to);
+        return;
+      }
+      for (int32_t i = n.min; i < n.max; ++i) {
+        const int32_t next = fresh();
+        eps[cur].push_back(to);
+        thompson(n.kids[0], cur, next, edges, eps);
+        cur = next;
+      }
+      eps[cur].push_back(to);
+    }
+  }
+}
+
+tokensieve::RangeNfa range_nfa(const Node& n) {
+  std::vector<std::vector<std::array<int32_t, 3>>> edges(2);
+  std::vector<std::vector<int32_t>> eps(2);
+  thompson(n, 0, 1, edges, eps);
+  tokensieve::RangeNfa nfa;
+  nfa.start = 0;
+  nfa.final = 1;
+  for (size_t s = 0; s < edges.size(); ++s) {
+    for (const auto& [lo, hi, t] : edges[s]) {
+      nfa.lo.push_back(lo);
+      nfa.hi.push_back(hi);
+      nfa.target.push_back(t);
+    }
+    nfa.edge_begin.push_back(static_cast<int32_t>(nfa.lo.size()));
+    nfa.eps.insert(nfa.eps.end(), eps[s].begin(), eps[s].end());
+    nfa.eps_begin.push_back(static_cast<int32_t>(nfa.eps.size()));
+  }
+  return nfa;
+}
+
+bool same_rows(const tokensieve::RangeRows& a, const tokensieve::RangeRows& b) {
+  return a.edge_begin == b.edge_begin && a.lo == b.lo && a.hi == b.hi && a.target == b.target &&
+         a.accepting == b.accepting;
+}
+
+}  // namespace
+
+void run_random_range_and_product_tests() {
+  std::mt19937 rng(777);
+  const std::vector<std::string> strings = all_strings(5);
+  const int programs = 1000;
+  int mismatched = 0, broken = 0, different = 0;
+  for (int t = 0; t < programs; ++t) {
+    const Node a = random_node(rng, 1 + static_cast<int>(rng() % 4));
+    Node b = random_node(rng, 1 + static_cast<int>(rng() % 4));
+    if (t % 2 == 0) b = bounded(std::move(b));
+    const tokensieve::Dfa da = dfa_checks::build(encode(a)), db = dfa_checks::build(encode(b));
+    // The range entry points agree with the program builder, row for row.
+    const tokensieve::RangeRows rows_a = tokensieve::to_ranges(da);
+    if (!same_rows(tokensieve::to_ranges(tokensieve::determinize(range_nfa(a), 100000)), rows_a)) ++different;
+    if (!same_rows(tokensieve::to_ranges(tokensieve::dfa_from_ranges(rows_a)), rows_a)) ++different;
+    for (const auto op : {tokensieve::ProductOp::And, tokensieve::ProductOp::Or, tokensieve::ProductOp::Minus}) {
+      const tokensieve::Dfa d = tokensieve::product_dfa(da, db, op, 100000);
+      const std::string violation = dfa_checks::invariant_violation(d);
+      if (!violation.empty() && ++broken <= 5) {
+        std::fprintf(stderr, "product %d: %s: %s, %s\n", static_cast<int>(op), violation.c_str(),
+                     describe(a).c_str(), describe(b).c_str());
+      }
+      for (const std::string& w : strings) {
+        const bool in_a = matches(a, w), in_b = matches(b, w);
+        const bool expected = op == tokensieve::ProductOp::And  ? in_a && in_b
+                              : op == tokensieve::ProductOp::Or ? in_a || in_b
+                                                                : in_a && !in_b;
+        if (dfa_checks::accepts(d, w) != expected) {
+          if (++mismatched <= 5) {
+            std::fprintf(stderr, "product %d mismatch on \"%s\": %s, %s\n", static_cast<int>(op), w.c_str(),
+                         describe(a).c_str(), describe(b).c_str());
+          }
+          break;
+        }
+      }
+    }
+  }
+  CHECK(mismatched == 0);
+  CHECK(broken == 0);
+  CHECK(different == 0);
+  std::printf("random products and range automata: %d pairs\n", programs);
 }

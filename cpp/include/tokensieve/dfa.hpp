@@ -77,9 +77,19 @@ class Dfa {
 // An empty language gives a Dfa whose start() is kDead (not an error here).
 Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits = {});
 
-// L(left) \ L(right) as the product of the two DFAs (reachable pairs only, not trimmed or
-// minimized), over their joint byte classes: bytes in one class of both DFAs.
-struct DifferenceProduct {
+// ---------------------------------------------------------------------------------------------
+// Products of DFAs (dfa_product.cpp)
+// ---------------------------------------------------------------------------------------------
+
+// Which pairs of a product accept: both sides (intersection), either (union), or the left
+// one and not the right (difference).
+enum class ProductOp { And, Or, Minus };
+
+// L(left) op L(right) as the product of the two DFAs (reachable pairs only, not trimmed or
+// minimized), over their joint byte classes: bytes in one class of both DFAs. A side that can
+// no longer match is kDead in the pair; a pair is explored only while it can still accept
+// (And: both sides live; Or: either; Minus: the left one).
+struct ProductAutomaton {
   std::vector<uint8_t> class_of;                 // byte -> joint class
   std::vector<std::vector<int32_t>> class_ranges;  // each joint class's bytes: lo, hi pairs
   std::vector<uint8_t> accepting;                 // per product state; state 0 starts
@@ -90,11 +100,46 @@ struct DifferenceProduct {
   int32_t num_states() const { return static_cast<int32_t>(accepting.size()); }
 };
 
-// Throws LimitExceeded past `max_states` pairs. An empty `left` gives zero states.
-DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t max_states);
+// Throws LimitExceeded past `max_states` pairs. A language with nothing to explore (an empty
+// left side of And or Minus, both sides of Or) gives zero states.
+ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_t max_states);
 
 // Appends the OP_AUTOMATON encoding of L(left) \ L(right) to `out`, for a difference nested in
 // a larger program. Throws LimitExceeded past `max_states` pairs.
 void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out);
+
+// ---------------------------------------------------------------------------------------------
+// Automata over byte ranges (the JSON Schema front-end's regular operations)
+// ---------------------------------------------------------------------------------------------
+
+// An NFA with byte-range and epsilon edges, in compressed rows: state s has range edges
+// edge_begin[s] .. edge_begin[s + 1] and epsilon edges eps_begin[s] .. eps_begin[s + 1].
+struct RangeNfa {
+  std::vector<int32_t> edge_begin{0}, lo, hi, target;
+  std::vector<int32_t> eps_begin{0}, eps;
+  int32_t start = 0, final = 0;  // one accepting state
+  int32_t num_states() const { return static_cast<int32_t>(edge_begin.size()) - 1; }
+};
+
+// A DFA's transitions as maximal byte ranges with one target, per state (the same shape as
+// RangeNfa without epsilon edges), and its accepting states.
+struct RangeRows {
+  std::vector<int32_t> edge_begin{0}, lo, hi, target;
+  std::vector<uint8_t> accepting;
+};
+
+// The minimal DFA of `nfa` (dfa.cpp). Throws InvalidArgument for a malformed NFA and
+// LimitExceeded ("max_dfa_states") past `max_states` subset-construction states.
+Dfa determinize(const RangeNfa& nfa, int32_t max_states);
+
+// The minimal DFA of a deterministic automaton given as range rows, state 0 starting (dfa.cpp).
+// Throws InvalidArgument for malformed or nondeterministic (overlapping) rows.
+Dfa dfa_from_ranges(const RangeRows& rows);
+
+// L(left) op L(right), trimmed and minimized (dfa.cpp).
+Dfa product_dfa(const Dfa& left, const Dfa& right, ProductOp op, int32_t max_states);
+
+// The rows of `dfa` (dfa_product.cpp); no states for the empty language.
+RangeRows to_ranges(const Dfa& dfa);
 
 }  // namespace tokensieve

@@ -11,22 +11,45 @@ Conventions: a :class:`DFA` is partial (a missing byte goes to an implicit dead 
 state 0 is the start state, and transitions are sorted, disjoint byte ranges.
 Complement is taken relative to *valid UTF-8 strings* (:func:`utf8_strings`), since every
 language here is a set of UTF-8 encoded texts.
+
+Determinization, products and minimization run in the native DFA builder (the one that
+builds the grammar's terminals): the automaton crosses as rows of byte ranges, and a DFA keeps
+its native twin, so a chain of operations converts only its first operands and its result.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import accumulate, chain
+from typing import Any
 
+from ... import _core
+from ...errors import LimitExceeded
 from ...ir import Alt, Expr, Grammar, Repeat, Seq, codepoints
 from .labeled import LabeledGraph, byte_set
-from .nfa import NFA, Edge, NotRegular, split_targets
+from .nfa import NFA, Edge, NotRegular
 
 __all__ = ["DFA", "LabeledGraph", "NotRegular", "dfa_from_expr", "expr_size", "utf8_strings"]
 
 
 # ----------------------------------------------------------------------------- DFA
+
+
+def _rows(rows: list[list[Edge]]) -> tuple[list[int], list[int], list[int], list[int]]:
+    """Rows of range edges as the native builder takes them: row starts, then lo, hi, target."""
+    edge_begin = list(accumulate(map(len, rows), initial=0))
+    flat = list(chain.from_iterable(rows))
+    if not flat:
+        return edge_begin, [], [], []
+    lo, hi, target = zip(*flat, strict=True)
+    return edge_begin, list(lo), list(hi), list(target)
+
+
+# Most states a product may explore (a product beyond it raises OverflowError, as a
+# determinization past its ``max_states`` does): pairs cost a row of byte classes each.
+_MAX_PRODUCT_STATES = 200_000
 
 
 @dataclass
@@ -35,6 +58,9 @@ class DFA:
 
     trans: list[list[Edge]]
     accept: list[bool]
+    # The native DFA of the same language, made on first use (minimal; numbered like this one
+    # when this one came out of an operation here).
+    _native: Any = field(default=None, compare=False, repr=False)
 
     @property
     def size(self) -> int:
@@ -44,26 +70,33 @@ class DFA:
 
     @staticmethod
     def from_nfa(nfa: NFA, start: int, final: int, max_states: int = 20000) -> DFA:
-        first = nfa.closure([start])
-        index = {first: 0}
-        order = [first]
-        trans: list[list[Edge]] = []
-        i = 0
-        while i < len(order):
-            cur = order[i]
-            i += 1
-            row: list[Edge] = []
-            edges = [(lo, hi, t) for s in cur for lo, hi, t in nfa.edges[s]]
-            for lo, hi, targets in split_targets(edges):  # type: ignore[arg-type]
-                tgt = nfa.closure(targets)  # type: ignore[arg-type]
-                if tgt not in index:
-                    if len(order) >= max_states:
-                        raise OverflowError("automaton too large")
-                    index[tgt] = len(order)
-                    order.append(tgt)
-                _append(row, lo, hi, index[tgt])
-            trans.append(row)
-        return DFA(trans, [final in s for s in order]).minimize()
+        """The minimal DFA of ``nfa`` (OverflowError past ``max_states`` subset states)."""
+        edge_begin, lo, hi, target = _rows(nfa.edges)
+        eps_begin = list(accumulate(map(len, nfa.eps), initial=0))
+        eps = list(chain.from_iterable(nfa.eps))
+        try:
+            native = _core.determinize_ranges(
+                edge_begin, lo, hi, target, eps_begin, eps, start, final, max_states
+            )
+        except LimitExceeded:
+            raise OverflowError("automaton too large") from None
+        return DFA._from_native(native)
+
+    @staticmethod
+    def _from_native(native: Any) -> DFA:
+        edge_begin, lo, hi, target, accepting = native.to_ranges()
+        if not accepting:  # the empty language
+            return DFA([[]], [False], native)
+        edges = list(zip(lo, hi, target, strict=True))
+        trans = [edges[edge_begin[s] : edge_begin[s + 1]] for s in range(len(accepting))]
+        return DFA(trans, [bool(a) for a in accepting], native)
+
+    def native(self) -> Any:
+        """The native DFA of this language (built from the rows the first time)."""
+        if self._native is None:
+            edge_begin, lo, hi, target = _rows(self.trans)
+            self._native = _core.dfa_from_ranges(edge_begin, lo, hi, target, [int(a) for a in self.accept])
+        return self._native
 
     # -- operations ---------------------------------------------------------------
 
@@ -80,29 +113,12 @@ class DFA:
         """Valid UTF-8 strings not in this language."""
         return utf8_strings().minus(self)
 
-    def _product(self, other: DFA, keep, complete: bool) -> DFA:  # type: ignore[no-untyped-def]
-        # -1 stands for the dead state of a partial automaton.
-        index = {(0, 0): 0}
-        order = [(0, 0)]
-        trans: list[list[Edge]] = []
-        i = 0
-        while i < len(order):
-            p, q = order[i]
-            i += 1
-            rp = self.trans[p] if p >= 0 else []
-            rq = other.trans[q] if q >= 0 else []
-            row: list[Edge] = []
-            for lo, hi, ta, tb in _overlay(rp, rq):
-                if not complete and (ta < 0 or tb < 0):
-                    continue
-                key = (ta, tb)
-                if key not in index:
-                    index[key] = len(order)
-                    order.append(key)
-                _append(row, lo, hi, index[key])
-            trans.append(row)
-        accept = [keep(p >= 0 and self.accept[p], q >= 0 and other.accept[q]) for p, q in order]
-        return DFA(trans, accept).minimize()
+    def _product(self, other: DFA, op: str) -> DFA:
+        try:
+            native = _core.dfa_product(self.native(), other.native(), op, _MAX_PRODUCT_STATES)
+        except LimitExceeded:
+            raise OverflowError("automaton too large") from None
+        return DFA._from_native(native)
 
     def is_empty(self) -> bool:
         return not any(self.accept[s] for s in self._reachable())
@@ -118,40 +134,9 @@ class DFA:
         return seen
 
     def minimize(self) -> DFA:
-        """Trim (reachable and co-reachable states only) and merge equivalent states (Hopcroft)."""
-        reach = self._reachable()
-        rev: dict[int, set[int]] = {}
-        for s in reach:
-            for _, _, t in self.trans[s]:
-                rev.setdefault(t, set()).add(s)
-        live = {s for s in reach if self.accept[s]}
-        todo = list(live)
-        while todo:
-            for p in rev.get(todo.pop(), ()):
-                if p not in live:
-                    live.add(p)
-                    todo.append(p)
-        if 0 not in live:
-            return DFA([[]], [False])
-        states = sorted(live)
-        cls = _hopcroft(self, states, live)
-        # Renumber so that the start state's class is 0.
-        remap = {cls[0]: 0}
-        for s in states:
-            remap.setdefault(cls[s], len(remap))
-        trans: list[list[Edge]] = [[] for _ in remap]
-        accept = [False] * len(remap)
-        done = set()
-        for s in states:
-            c = remap[cls[s]]
-            if c in done:
-                continue
-            done.add(c)
-            accept[c] = self.accept[s]
-            for lo, hi, t in self.trans[s]:
-                if t in live:
-                    _append(trans[c], lo, hi, remap[cls[t]])
-        return DFA(trans, accept)
+        """The minimal DFA of this language: trimmed (reachable and co-reachable states
+        only), equivalent states merged, numbered breadth-first with bytes ascending."""
+        return DFA._from_native(self.native())
 
     # -- back to the IR -------------------------------------------------------------
 
@@ -204,113 +189,6 @@ class DFA:
         return sorted(words)
 
 
-def _hopcroft(dfa: DFA, states: list[int], live: set[int]) -> dict[int, int]:
-    """Equivalence classes of the live states (Hopcroft's partition refinement).
-
-    Byte ranges are first cut into the symbol classes no transition splits. Splitters are
-    whole blocks, taken for every symbol at once through per-state predecessor lists, so
-    a split costs only the transitions into the splitter. The automaton is partial
-    (transitions to dead states count as missing) and needs no explicit sink: every
-    initial block is a splitter, so a state with a transition into a block is always
-    separated from one without.
-    """
-    cuts = sorted(
-        {lo for s in states for lo, _, t in dfa.trans[s] if t in live}
-        | {hi + 1 for s in states for _, hi, t in dfa.trans[s] if t in live}
-    )
-    position = {b: i for i, b in enumerate(cuts)}
-    # preds[t][c]: the states that go to t on symbol class c.
-    preds: dict[int, dict[int, list[int]]] = {s: {} for s in states}
-    for s in states:
-        for lo, hi, t in dfa.trans[s]:
-            if t in live:
-                into = preds[t]
-                for c in range(position[lo], position[hi + 1]):
-                    into.setdefault(c, []).append(s)
-    accepting = {s for s in states if dfa.accept[s]}
-    blocks = [b for b in (accepting, set(states) - accepting) if b]
-    block_of = {s: i for i, b in enumerate(blocks) for s in b}
-    work = list(range(len(blocks)))
-    while work:
-        movers_by_symbol: dict[int, list[int]] = {}
-        for t in blocks[work.pop()]:
-            for c, sources in preds[t].items():
-                movers = movers_by_symbol.get(c)
-                if movers is None:
-                    movers_by_symbol[c] = list(sources)
-                else:
-                    movers.extend(sources)
-        for movers in movers_by_symbol.values():
-            touched: dict[int, set[int]] = {}
-            for s in movers:
-                i = block_of[s]
-                if len(blocks[i]) > 1:  # a single state cannot split
-                    touched.setdefault(i, set()).add(s)
-            for i, inside in touched.items():
-                if len(inside) == len(blocks[i]):
-                    continue
-                outside = blocks[i] - inside
-                small, large = (inside, outside) if len(inside) <= len(outside) else (outside, inside)
-                blocks[i] = large
-                new = len(blocks)
-                blocks.append(small)
-                for s in small:
-                    block_of[s] = new
-                # Whether or not block i still waits, the smaller half must: a waiting
-                # block is split by both halves, and otherwise splitting by the parent and
-                # one half implies the other half.
-                work.append(new)
-    return {s: block_of[s] for s in states}
-
-
-def _overlay(a: list[Edge], b: list[Edge]) -> list[tuple[int, int, int, int]]:
-    """Two sorted, disjoint rows laid over each other: ``(lo, hi, target_a, target_b)`` for
-    each maximal interval where neither row changes, -1 for no transition; intervals
-    covered by neither row are left out."""
-    if not b:  # the other side is dead (common: a subtrahend's literal ended long ago)
-        return [(lo, hi, t, -1) for lo, hi, t in a]
-    if not a:
-        return [(lo, hi, -1, t) for lo, hi, t in b]
-    out: list[tuple[int, int, int, int]] = []
-    i = j = 0
-    pos = 0
-    while i < len(a) or j < len(b):
-        # Skip to the next byte that some range covers.
-        starts = []
-        if i < len(a):
-            starts.append(max(a[i][0], pos))
-        if j < len(b):
-            starts.append(max(b[j][0], pos))
-        lo = min(starts)
-        in_a = i < len(a) and a[i][0] <= lo
-        in_b = j < len(b) and b[j][0] <= lo
-        # The interval ends where a covering range ends or an uncovering one starts.
-        hi = 255
-        if in_a:
-            hi = min(hi, a[i][1])
-        elif i < len(a):
-            hi = min(hi, a[i][0] - 1)
-        if in_b:
-            hi = min(hi, b[j][1])
-        elif j < len(b):
-            hi = min(hi, b[j][0] - 1)
-        out.append((lo, hi, a[i][2] if in_a else -1, b[j][2] if in_b else -1))
-        pos = hi + 1
-        if in_a and a[i][1] == hi:
-            i += 1
-        if in_b and b[j][1] == hi:
-            j += 1
-    return out
-
-
-def _append(row: list[Edge], lo: int, hi: int, target: int) -> None:
-    """Append a range to a sorted row, merging with the previous one when contiguous."""
-    if row and row[-1][2] == target and row[-1][1] + 1 == lo:
-        row[-1] = (row[-1][0], hi, target)
-    else:
-        row.append((lo, hi, target))
-
-
 _DFA_CACHE: OrderedDict[int, tuple[Expr, DFA]] = OrderedDict()
 _DFA_CACHE_SIZE = 512
 _DFA_LOCK = threading.Lock()
@@ -361,11 +239,6 @@ def _remember(expr: Expr, dfa: DFA) -> None:
 
 _PRODUCTS: OrderedDict[tuple[str, int, int], tuple[DFA, DFA, DFA]] = OrderedDict()
 _PRODUCTS_SIZE = 1024
-_PRODUCT_OPS = {
-    "and": (lambda a, b: a and b, False),
-    "or": (lambda a, b: a or b, True),
-    "minus": (lambda a, b: a and not b, True),
-}
 
 
 def _remembered_product(op: str, a: DFA, b: DFA) -> DFA:
@@ -379,8 +252,7 @@ def _remembered_product(op: str, a: DFA, b: DFA) -> DFA:
         if hit is not None and hit[0] is a and hit[1] is b:
             _PRODUCTS.move_to_end(key)
             return hit[2]
-    keep, complete = _PRODUCT_OPS[op]
-    result = a._product(b, keep, complete)
+    result = a._product(b, op)
     with _DFA_LOCK:
         _PRODUCTS[key] = (a, b, result)
         if len(_PRODUCTS) > _PRODUCTS_SIZE:

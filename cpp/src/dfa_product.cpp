@@ -1,4 +1,5 @@
-// L(left) \ L(right): the product of the two DFAs, as an automaton or an OP_AUTOMATON fragment.
+// L(left) op L(right): the product of two DFAs, as an automaton or (a difference) an
+// OP_AUTOMATON fragment; and a DFA's transitions as byte ranges.
 #include <algorithm>
 #include <string>
 #include <unordered_map>
@@ -10,8 +11,8 @@
 
 namespace tokensieve {
 
-DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t max_states) {
-  DifferenceProduct product;
+ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_t max_states) {
+  ProductAutomaton product;
   // Joint classes: bytes that fall in one class of both DFAs have the same edges in every
   // product state, so the product steps once per joint class, not per byte ("any JSON string
   // but these keys": ~40 joint classes instead of 256 bytes).
@@ -35,13 +36,29 @@ DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t 
       r.push_back(b);
     }
   }
-  if (left.start() == Dfa::kDead) return product;
+  // A pair is worth exploring while it can still accept.
+  auto explored = [op](int32_t l, int32_t r) {
+    switch (op) {
+      case ProductOp::And: return l != Dfa::kDead && r != Dfa::kDead;
+      case ProductOp::Or: return l != Dfa::kDead || r != Dfa::kDead;
+      default: return l != Dfa::kDead;
+    }
+  };
+  auto accepts = [&](int32_t l, int32_t r) {
+    const bool a = l != Dfa::kDead && left.accepting(l), b = r != Dfa::kDead && right.accepting(r);
+    switch (op) {
+      case ProductOp::And: return a && b;
+      case ProductOp::Or: return a || b;
+      default: return a && !b;
+    }
+  };
+  if (!explored(left.start(), right.start())) return product;
 
   // Product states (l, r), r = kDead once `right` can no longer match; numbered breadth-first.
   // The index of a pair is a flat table when the pair space is small enough (it is for "any
   // string but these keys": a string automaton of ~15 states times the keys' automaton), and a
   // hash map otherwise; the lookup is the product's inner loop, once per (state, class).
-  const int64_t pair_space = static_cast<int64_t>(left.num_states()) * (right.num_states() + 1);
+  const int64_t pair_space = static_cast<int64_t>(left.num_states() + 1) * (right.num_states() + 1);
   constexpr int64_t kMaxDenseIndex = int64_t{1} << 22;  // 16 MiB of int32
   std::vector<int32_t> dense;
   std::unordered_map<uint64_t, int32_t> sparse;
@@ -50,15 +67,15 @@ DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t 
   auto state_of = [&](int32_t l, int32_t r) {
     int32_t* slot;
     if (!dense.empty()) {
-      slot = &dense[static_cast<size_t>(l) * (right.num_states() + 1) + static_cast<size_t>(r + 1)];
+      slot = &dense[static_cast<size_t>(l + 1) * (right.num_states() + 1) + static_cast<size_t>(r + 1)];
     } else {
-      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);
+      const uint64_t key = (static_cast<uint64_t>(static_cast<uint32_t>(l)) << 32) | static_cast<uint32_t>(r);  // kDead too
       slot = &sparse.try_emplace(key, -1).first->second;
     }
     if (*slot < 0) {
       if (static_cast<int64_t>(states.size()) >= max_states) {
         throw Error(ErrorKind::LimitExceeded,
-                    "a set difference of regular languages needs more than " + std::to_string(max_states) +
+                    "a product of regular languages needs more than " + std::to_string(max_states) +
                         " automaton states",
                     "max_dfa_states");
       }
@@ -70,12 +87,12 @@ DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t 
   state_of(left.start(), right.start());
   for (size_t s = 0; s < states.size(); ++s) {
     const auto [l, r] = states[s];
-    product.accepting.push_back(left.accepting(l) && !(r != Dfa::kDead && right.accepting(r)) ? 1 : 0);
+    product.accepting.push_back(accepts(l, r) ? 1 : 0);
     product.right_done.push_back(r == Dfa::kDead ? 1 : 0);
     for (size_t j = 0; j < rep.size(); ++j) {
-      const int32_t l2 = left.next(l, rep[j]);
-      if (l2 == Dfa::kDead) continue;
+      const int32_t l2 = l == Dfa::kDead ? Dfa::kDead : left.next(l, rep[j]);
       const int32_t r2 = r == Dfa::kDead ? Dfa::kDead : right.next(r, rep[j]);
+      if (!explored(l2, r2)) continue;
       product.edge_class.push_back(static_cast<int32_t>(j));
       product.edge_target.push_back(state_of(l2, r2));
     }
@@ -85,7 +102,7 @@ DifferenceProduct difference_product(const Dfa& left, const Dfa& right, int32_t 
 }
 
 void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out) {
-  const DifferenceProduct product = difference_product(left, right, max_states);
+  const ProductAutomaton product = tokensieve::product(left, right, ProductOp::Minus, max_states);
   if (product.num_states() == 0) {  // empty language: an alternation of nothing
     out.push_back(OP_ALT);
     out.push_back(0);
@@ -137,6 +154,27 @@ void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, st
       i = k;
     }
   }
+}
+
+RangeRows to_ranges(const Dfa& dfa) {
+  RangeRows rows;
+  if (dfa.start() == Dfa::kDead) return rows;
+  for (int32_t s = 0; s < dfa.num_states(); ++s) {
+    rows.accepting.push_back(dfa.accepting(s) ? 1 : 0);
+    for (int b = 0; b < 256;) {
+      const int32_t t = dfa.next(s, static_cast<uint8_t>(b));
+      int e = b;
+      while (e + 1 < 256 && dfa.next(s, static_cast<uint8_t>(e + 1)) == t) ++e;
+      if (t != Dfa::kDead) {
+        rows.lo.push_back(b);
+        rows.hi.push_back(e);
+        rows.target.push_back(t);
+      }
+      b = e + 1;
+    }
+    rows.edge_begin.push_back(static_cast<int32_t>(rows.lo.size()));
+  }
+  return rows;
 }
 
 }  // namespace tokensieve
