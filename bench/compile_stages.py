@@ -1,7 +1,10 @@
 """Where tokensieve's compile time goes, stage by stage, on MaskBench schemas.
 
-    PYTHONPATH=src .venv/bin/python bench/compile_stages.py [--sample N] [--repeat N]
+    .venv/bin/python bench/compile_stages.py [--sample N] [--repeat N]
         [--profile TOP] [--slowest K] [--json PATH]
+
+It measures the installed package when there is one (its compile path compiled by mypyc),
+else the development tree; ``PYTHONPATH=src`` picks the development tree (plain Python).
 
 For each schema (sorted; an even ``--sample`` of them), in one process with one terminal
 cache as in ``bench/compare.py``'s worker, times each stage of a compile:
@@ -24,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import importlib.util
 import json
 import pstats
 import sys
@@ -34,7 +38,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "src"))
+if importlib.util.find_spec("tokensieve") is None:  # the dev tree, not installed
+    sys.path.append(str(ROOT / "src"))
 
 import numpy as np  # noqa: E402
 

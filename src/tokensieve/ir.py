@@ -67,6 +67,17 @@ class _Node:
     # on first use with ``object.__setattr__``; the class default makes the lookup one
     # attribute read on the hot path instead of a dictionary probe.
     _lowering_facts: Any = None
+    # The hash of a composite node (Seq, Alt, Repeat), stored on first use: nodes are keys of
+    # value-keyed caches, and a tree hashed at every lookup costs its size each time.
+    _hash: Any = None
+
+
+def _remembered_hash(node: Seq | Alt | Repeat, fields: tuple[Any, ...]) -> int:
+    h: int | None = node._hash
+    if h is None:
+        h = hash((type(node), fields))
+        object.__setattr__(node, "_hash", h)
+    return h
 
 
 @dataclass(frozen=True)
@@ -109,12 +120,18 @@ class Seq(_Node):
 
     items: tuple[Expr, ...]
 
+    def __hash__(self) -> int:
+        return _remembered_hash(self, self.items)
+
 
 @dataclass(frozen=True)
 class Alt(_Node):
     """Alternation of ``items``; no items is the empty language."""
 
     items: tuple[Expr, ...]
+
+    def __hash__(self) -> int:
+        return _remembered_hash(self, self.items)
 
 
 @dataclass(frozen=True)
@@ -124,6 +141,9 @@ class Repeat(_Node):
     item: Expr
     min: int = 0
     max: int | None = None
+
+    def __hash__(self) -> int:
+        return _remembered_hash(self, (self.item, self.min, self.max))
 
     def __post_init__(self) -> None:
         if self.min < 0 or (self.max is not None and self.max < self.min):

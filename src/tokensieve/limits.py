@@ -36,6 +36,10 @@ class Limits:
       vocabulary-trie nodes than this, a token-index entry keeps the tokens' suffixes after
       those points grouped by first byte (built when the parser first allows that byte) rather
       than the nodes themselves. A tuning knob, never an error.
+    - ``max_grammar_depth``: nesting depth of a grammar's expressions (non-recursive rule
+      references followed into their bodies). The compiler walks expressions recursively, in
+      code compiled to C, so the depth is bounded where the native stack is safe; a JSON Schema
+      nested a hundred levels deep needs about 500.
     - ``max_compile_seconds``: wall-clock budget for compiling one grammar through a
       :class:`Compiler`: the front-end (a JSON Schema's conversion) and the lowering and
       automata together.
@@ -61,6 +65,7 @@ class Limits:
     max_nfa_states: int = 2_000_000
     max_productions: int = 1_000_000
     max_total_dfa_states: int = 1_000_000
+    max_grammar_depth: int = 2_000
     min_counted_repeat: int = 8
     max_boundary_nodes: int = 256
     max_compile_seconds: float = 30.0

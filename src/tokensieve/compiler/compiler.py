@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Literal
 
+from ..errors import LimitExceeded, UnsupportedSchemaError
 from ..frontends.whitespace import WhitespacePolicy
 from ..ir import Grammar
 from ..limits import Limits
@@ -101,6 +102,8 @@ class Compiler:
             source_key: Any = schema if isinstance(schema, str) else json.dumps(schema, sort_keys=True)
         except TypeError:
             source_key = ("object", id(schema), schema)  # classes and type hints: keyed by identity
+        except RecursionError:
+            raise UnsupportedSchemaError("the schema nests too deeply to convert") from None
 
         def build(deadline: float) -> Grammar:
             return json_schema_to_grammar(
@@ -132,7 +135,12 @@ class Compiler:
             self.cache_misses += 1
         deadline = time.monotonic() + self.limits.max_compile_seconds
         with self._compiling():
-            grammar = build(deadline)
+            try:
+                grammar = build(deadline)
+            except RecursionError:  # a parser's own recursion (regex or EBNF nesting)
+                raise LimitExceeded(
+                    f"the {source} nests too deeply to parse", limit="max_grammar_depth"
+                ) from None
             compiled = compile_grammar(grammar, self.vocab, self.limits, source, self._terminals, deadline)
         with self._lock:
             if full_key not in self._cache:

@@ -106,12 +106,13 @@ class _NodeFacts:
     schema), so each fact is derived once per node, not once per lowering.
     """
 
-    __slots__ = ("closed", "counted", "nfa_size", "program", "refs")
+    __slots__ = ("closed", "counted", "depth", "nfa_size", "program", "refs")
 
     def __init__(
-        self, refs: frozenset[str], closed: bool, nfa_size: int | None, counted: bool = False
+        self, refs: frozenset[str], closed: bool, nfa_size: int | None, counted: bool = False, depth: int = 1
     ) -> None:
         self.refs = refs  # rule names referenced inside (not followed)
+        self.depth = depth  # nesting depth of the node's expressions (a reference counts 1)
         self.closed = closed  # no Special or Unordered inside: regular if its rules are
         self.counted = counted  # holds a CountedAutomaton: regular, but only a counter runs it
         # Known only when the node references no rule (otherwise they depend on the grammar):
@@ -133,53 +134,90 @@ def _facts(expr: Expr) -> _NodeFacts:
     Kept in the node's ``_lowering_facts`` attribute (see ``ir._Node``), stored with
     ``object.__setattr__`` because IR dataclasses are frozen; the facts are a function of the
     node, so concurrent lowerings may both store them harmlessly. Hot callers read the
-    attribute themselves and call this only when it is still None."""
+    attribute themselves and call this only when it is still None.
+
+    Nodes without facts are visited children first from an explicit stack, not by recursion:
+    a grammar built by hand may nest deeper than any stack, and its depth (a fact) is what
+    the lowering checks before it walks the grammar recursively."""
     hit: _NodeFacts | None = expr._lowering_facts
     if hit is not None:
         return hit
-    facts: _NodeFacts
+    kids = _subexpressions(expr)
+    if all(kid._lowering_facts is not None for kid in kids):  # the usual case: one new node
+        facts = _derive_facts(expr, kids)
+        object.__setattr__(expr, "_lowering_facts", facts)
+        return facts
+    stack = [expr]
+    while stack:
+        node = stack[-1]
+        missing = [kid for kid in _subexpressions(node) if kid._lowering_facts is None]
+        if missing:
+            stack.extend(missing)
+            continue
+        stack.pop()
+        if node._lowering_facts is None:  # a node met twice on the way: derived once
+            object.__setattr__(node, "_lowering_facts", _derive_facts(node, _subexpressions(node)))
+    derived: _NodeFacts = expr._lowering_facts
+    return derived
+
+
+def _subexpressions(expr: Expr) -> tuple[Expr, ...]:
+    """The expressions inside ``expr`` (a rule reference is a leaf here)."""
+    if isinstance(expr, (Seq, Alt)):
+        return expr.items
+    if isinstance(expr, Repeat):
+        return (expr.item,)
+    if isinstance(expr, Difference):
+        return (expr.left, expr.right)
+    if isinstance(expr, Unordered):
+        rest = () if expr.repeatable is None else (expr.repeatable,)
+        return (*expr.items, expr.separator, *rest)
+    if isinstance(expr, CountedAutomaton):
+        return tuple(label for _, edges in expr.units for label, _ in edges)
+    return ()  # Bytes, Automaton (its labels are Bytes), Ref, Special, Seam
+
+
+def _derive_facts(expr: Expr, kids: tuple[Expr, ...]) -> _NodeFacts:
+    """:class:`_NodeFacts` of a node whose sub-expressions (``kids``) have theirs."""
+    parts: list[_NodeFacts] = [it._lowering_facts for it in kids]
+    depth = 1
+    for p in parts:
+        if p.depth >= depth:
+            depth = p.depth + 1
     if isinstance(expr, Bytes):
-        facts = _NodeFacts(_NO_REFS, True, 1)
-    elif isinstance(expr, (Seq, Alt)):
-        parts = [it._lowering_facts or _facts(it) for it in expr.items]
+        return _NodeFacts(_NO_REFS, True, 1)
+    if isinstance(expr, (Seq, Alt)):
         size: int | None = 1 if isinstance(expr, Alt) else 0
         for p in parts:
             size = None if size is None or p.nfa_size is None else size + p.nfa_size
         counted = any(p.counted for p in parts)
-        facts = _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, counted)
-    elif isinstance(expr, Repeat):
-        item = _facts(expr.item)
+        return _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, counted, depth)
+    if isinstance(expr, Repeat):
+        item = parts[0]
         copies = expr.max if expr.max is not None else max(expr.min, 1)
         size = None if item.nfa_size is None else 1 + item.nfa_size * copies
-        facts = _NodeFacts(item.refs, item.closed, size, item.counted)
-    elif isinstance(expr, CountedAutomaton):
-        parts = [_facts(label) for _, edges in expr.units for label, _ in edges]
+        return _NodeFacts(item.refs, item.closed, size, item.counted, depth)
+    if isinstance(expr, CountedAutomaton):
         size = len(expr.units)
         for p in parts:
             size = None if size is None or p.nfa_size is None else size + p.nfa_size
         copies = (expr.max if expr.max is not None else expr.min) + 1
         size = None if size is None else size * copies  # unrolled: a state per (unit state, count)
-        facts = _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, True)
-    elif isinstance(expr, Ref):
-        facts = _NodeFacts(frozenset((expr.name,)), True, None)
-    elif isinstance(expr, Automaton):
-        facts = _NodeFacts(_NO_REFS, True, len(expr.states) + sum(len(edges) for _, edges in expr.states))
-    elif isinstance(expr, Difference):
-        left, right = _facts(expr.left), _facts(expr.right)
+        return _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, True, depth)
+    if isinstance(expr, Ref):
+        return _NodeFacts(frozenset((expr.name,)), True, None)
+    if isinstance(expr, Automaton):
+        return _NodeFacts(_NO_REFS, True, len(expr.states) + sum(len(edges) for _, edges in expr.states))
+    if isinstance(expr, Difference):
+        left, right = parts
         size = None if left.nfa_size is None or right.nfa_size is None else left.nfa_size + right.nfa_size
         counted = left.counted or right.counted
-        facts = _NodeFacts(_union_refs([left, right]), left.closed and right.closed, size, counted)
-    elif isinstance(expr, Unordered):
-        parts = [_facts(it) for it in (*expr.items, expr.separator)]
-        if expr.repeatable is not None:
-            parts.append(_facts(expr.repeatable))
-        facts = _NodeFacts(_union_refs(parts), False, None, any(p.counted for p in parts))
-    elif isinstance(expr, Seam):
-        facts = _NodeFacts(_NO_REFS, True, 0)
-    else:  # Special
-        facts = _NodeFacts(_NO_REFS, False, None)
-    object.__setattr__(expr, "_lowering_facts", facts)
-    return facts
+        return _NodeFacts(_union_refs(parts), left.closed and right.closed, size, counted, depth)
+    if isinstance(expr, Unordered):
+        return _NodeFacts(_union_refs(parts), False, None, any(p.counted for p in parts), depth)
+    if isinstance(expr, Seam):
+        return _NodeFacts(_NO_REFS, True, 0)
+    return _NodeFacts(_NO_REFS, False, None)  # Special
 
 
 def _union_refs(parts: list[_NodeFacts]) -> frozenset[str]:
@@ -341,6 +379,13 @@ class _Lowering:
         self.build_counted = build_counted
         self.build_units = build_units
         self.limits = limits
+        # Before any recursive walk (and after `recurring`, which tells bodies analysed by
+        # earlier grammars by their facts): the walks below stay within a safe depth.
+        if grammar_depth(grammar, limits.max_grammar_depth) > limits.max_grammar_depth:
+            raise LimitExceeded(
+                f"the grammar nests more than {limits.max_grammar_depth} expressions deep",
+                limit="max_grammar_depth",
+            )
         self.recursive = _recursive_rules(grammar)
         self.out = LoweredGrammar()
         self.regular_rules: dict[str, bool] = {}
@@ -529,6 +574,8 @@ class _Lowering:
             return None
         if self.build_counted is None or not isinstance(expr, Repeat) or expr.max == 0:
             return None
+        if self.too_large_to_try(sum(self.nfa_size(e) for e in (*prefix, expr.item, *suffix)), 1):
+            return None  # not even its program: nested arrays double it at every level
         item = self.program(expr.item)
         before = self.program(Seq(prefix)) if prefix else None
         after = self.program(Seq(suffix)) if suffix else None
@@ -541,6 +588,9 @@ class _Lowering:
     ) -> int | None:
         """A counted terminal ``prefix expr suffix`` for a counted automaton, or None."""
         if self.build_units is None:
+            return None
+        labels = [label for _, row in expr.units for label, _ in row]
+        if self.too_large_to_try(sum(self.nfa_size(e) for e in (*prefix, *labels, *suffix)), 1):
             return None
         accepting = tuple(accept for accept, _ in expr.units)
         edges = tuple(
@@ -916,6 +966,46 @@ class _Lowering:
                 self.add_production(nt, self.symbols(alt_expr))
         self.out.start = start
         return self.out
+
+
+def grammar_depth(grammar: Grammar, stop_past: int) -> int:
+    """A bound on how deep the lowering's recursive walks go. A rule's expressions nest
+    ``depth`` deep (see :class:`_NodeFacts`), and a regular part follows the references in it
+    into their rules' bodies, so the bound adds, along every chain of references that is not
+    recursion, the depths of the bodies on the way. When all the rules' depths added stay
+    within ``stop_past`` (no chain can be longer), that sum is the answer, at the cost of one
+    pass over the rules. Iterative over the rules (a chain of 100,000 rules is one list), and
+    cheap: the facts are the nodes' own, derived once."""
+    rules = grammar.rules
+    total = 0
+    for body in rules.values():
+        total += _facts(body).depth
+    if total <= stop_past:  # no chain can be deeper than all the rules one after another
+        return total
+    bound: dict[str, int] = {}
+    on_path: set[str] = set()
+    deepest = 0
+    for root in rules:
+        if root in bound:
+            continue
+        stack: list[tuple[str, list[str]]] = [(root, sorted(_facts(rules[root]).refs))]
+        on_path.add(root)
+        while stack:
+            name, pending = stack[-1]
+            while pending and (pending[-1] in bound or pending[-1] in on_path or pending[-1] not in rules):
+                pending.pop()
+            if pending:
+                nxt = pending.pop()
+                on_path.add(nxt)
+                stack.append((nxt, sorted(_facts(rules[nxt]).refs)))
+                continue
+            stack.pop()
+            on_path.discard(name)
+            facts = _facts(rules[name])
+            below = max((bound.get(r, 0) for r in facts.refs), default=0)  # recursion: 0
+            bound[name] = facts.depth + below
+            deepest = max(deepest, bound[name])
+    return deepest
 
 
 def _long_repeat(expr: Expr, rules: dict[str, Expr], at_least: int) -> bool:

@@ -224,7 +224,8 @@ def _keyword_negation(
                 continue
             if key not in _CONTAINERS and key not in _GENERAL and key != "type":
                 continue  # annotations and unknown keywords
-            if _keyword_type(key) not in (None, *types):
+            kind = _keyword_type(key)
+            if kind is not None and kind not in types:
                 continue  # "key fails" only holds for values of a type the conjunction excludes
             made = negate_keyword(conv, key, value, loc, keys)
             if made is None:
