@@ -589,9 +589,6 @@ class _Lowering:
         """A counted terminal ``prefix expr suffix`` for a counted automaton, or None."""
         if self.build_units is None:
             return None
-        labels = [label for _, row in expr.units for label, _ in row]
-        if self.too_large_to_try(sum(self.nfa_size(e) for e in (*prefix, *labels, *suffix)), 1):
-            return None
         accepting = tuple(accept for accept, _ in expr.units)
         edges = tuple(
             (s, t, self.program(label)) for s, (_, row) in enumerate(expr.units) for label, t in row

@@ -28,3 +28,12 @@ def test_a_small_budget_still_cuts_the_string() -> None:
     m = ts.Matcher(grammar)
     assert m.accept_bytes(b'"a:/a"') and m.is_accepting()
     assert not ts.Matcher(grammar).accept_bytes(b'"a b"')
+
+
+def test_a_long_word_count_pattern_under_max_length_runs_with_a_counter() -> None:
+    # Up to 50 words in at most 500 characters: a counted automaton whose unit labels are
+    # large together (the word-count graph); it has no other way to run, so no size check
+    # may keep it from its counter (three MaskBench schemas failed to compile under one).
+    schema = {"type": "string", "maxLength": 500, "pattern": "^(?:\\S+\\s+){0,49}\\S+$"}
+    grammar = ts.Compiler(VOCAB).json_schema(schema)
+    assert grammar.stats.counted_terminals >= 1
