@@ -1,6 +1,6 @@
 """Side by side on MaskBench: tokensieve, llguidance, xgrammar and outlines-core in one run.
 
-    PYTHONPATH=src .venv/bin/python bench/compare.py [--sample N] [--engines a,b,...]
+    .venv/bin/python bench/compare.py [--sample N] [--engines a,b,...]
         [--timeout S] [--max-rss-mib M] [--out PATH]
 
 For each engine in turn (one child process per engine, see :mod:`bench.worker`), for each
@@ -222,6 +222,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"\nwrote {out} and its _cases.json", file=sys.stderr)
 
 
+def _tree_prefix() -> str:
+    """How the run found tokensieve, as the command line says it: ``PYTHONPATH=src `` for the
+    development tree (plain Python), nothing for the installed package (compiled by mypyc)."""
+    import tokensieve
+
+    return "PYTHONPATH=src " if Path(tokensieve.__file__).resolve().is_relative_to(ROOT / "src") else ""
+
+
 def build_report(
     args: argparse.Namespace,
     argv: Sequence[str] | None,
@@ -236,7 +244,7 @@ def build_report(
     return {
         "benchmark": "maskbench-dev",
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "command": "PYTHONPATH=src .venv/bin/python bench/compare.py " + " ".join(
+        "command": _tree_prefix() + ".venv/bin/python bench/compare.py " + " ".join(
             shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv)),
         "data": str(MASKBENCH_DEV.relative_to(ROOT.parent)),
         "tokenizer": str(LLAMA3_TOKENIZER.relative_to(ROOT.parent)),
