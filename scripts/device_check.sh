@@ -105,6 +105,8 @@ EOF
 
 # tokensieve with its C++ core into $SITE: pip + scikit-build-core (the package's own build),
 # or CMake directly (as scripts/build_dev.sh does) where pip is missing or BUILD_WITH=cmake.
+# Without mypyc (TOKENSIEVE_MYPYC=OFF): the device has no network to fetch mypy, and this
+# check is about the CUDA paths, not compile speed.
 build() {
   local nb_dir
   nb_dir=$("$PY" -c "import nanobind; print(nanobind.cmake_dir())") || return 1
@@ -113,10 +115,11 @@ build() {
       --target "$SITE" --upgrade \
       --config-settings=build-dir="$WORK/build" \
       --config-settings=cmake.define.nanobind_DIR="$nb_dir" \
+      --config-settings=cmake.define.TOKENSIEVE_MYPYC=OFF \
       . || return 1
   else
     echo "building with CMake directly"
-    cmake -S . -B "$WORK/build-cmake" -G Ninja -DSKBUILD=ON -DCMAKE_BUILD_TYPE=Release \
+    cmake -S . -B "$WORK/build-cmake" -G Ninja -DSKBUILD=ON -DCMAKE_BUILD_TYPE=Release -DTOKENSIEVE_MYPYC=OFF \
       -Dnanobind_DIR="$nb_dir" -DPython_EXECUTABLE="$(command -v "$PY")" || return 1
     cmake --build "$WORK/build-cmake" -j "$JOBS" || return 1
     rm -rf "$SITE/tokensieve" && mkdir -p "$SITE" && cp -r src/tokensieve "$SITE/" || return 1
