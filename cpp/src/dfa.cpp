@@ -275,23 +275,27 @@ ByteClasses compute_classes(int32_t num_nodes, RangesOf&& ranges_of) {
     if (set == ByteSet{}) continue;
     size_t mask = table.size() - 1, slot = hash_byte_set(set) & mask;
     while (table[slot] >= 0 && distinct[table[slot]] != set) slot = (slot + 1) & mask;
-    if (table[slot] < 0) {
-      table[slot] = static_cast<int32_t>(distinct.size());
-      distinct.push_back(set);
-      if (2 * distinct.size() > table.size()) {  // keep the load at most 1/2
-        table.assign(2 * table.size(), -1);
-        mask = table.size() - 1;
-        for (size_t id = 0; id < distinct.size(); ++id) {
-          size_t i = hash_byte_set(distinct[id]) & mask;
-          while (table[i] >= 0) i = (i + 1) & mask;
-          table[i] = static_cast<int32_t>(id);
-        }
-        slot = hash_byte_set(set) & mask;
-        while (table[slot] != static_cast<int32_t>(distinct.size() - 1)) slot = (slot + 1) & mask;
+    if (table[slot] >= 0) {
+      cls.node_set[node] = table[slot];
+      continue;
+    }
+    cls.node_set[node] = table[slot] = static_cast<int32_t>(distinct.size());
+    distinct.push_back(set);
+    if (2 * distinct.size() > table.size()) {  // keep the load at most 1/2
+      table.assign(2 * table.size(), -1);
+      mask = table.size() - 1;
+      for (size_t id = 0; id < distinct.size(); ++id) {
+        size_t i = hash_byte_set(distinct[id]) & mask;
+        while (table[i] >= 0) i = (i + 1) & mask;
+        table[i] = static_cast<int32_t>(id);
       }
     }
-    cls.node_set[node] = table[slot];
   }
+  // A set's elementary intervals, each named by its first byte.
+  auto interval_starts = [&](int32_t id) {
+    const ByteSet& set = distinct[id];
+    return ByteSet{set[0] & cuts[0], set[1] & cuts[1], set[2] & cuts[2], set[3] & cuts[3]};
+  };
   // Refine the partition of intervals by each distinct set: the intervals of a set leave their
   // block for a fresh one (one per block they leave), the others stay. Two intervals end in one
   // block iff they agree on membership in every set. The work is the intervals each set holds,
@@ -299,9 +303,7 @@ ByteClasses compute_classes(int32_t num_nodes, RangesOf&& ranges_of) {
   std::array<int32_t, 256> block{};  // by interval's first byte
   std::vector<int32_t> moved_to{-1}, moved_by{-1};  // per block: fresh block, and the set that made it
   for (int32_t id = 0; id < static_cast<int32_t>(distinct.size()); ++id) {
-    const ByteSet starts = {distinct[id][0] & cuts[0], distinct[id][1] & cuts[1], distinct[id][2] & cuts[2],
-                            distinct[id][3] & cuts[3]};
-    for_each_byte(starts, [&](int byte) {
+    for_each_byte(interval_starts(id), [&](int byte) {
       const int32_t old = block[byte];
       if (moved_by[old] != id) {
         moved_by[old] = id;
@@ -329,9 +331,7 @@ ByteClasses compute_classes(int32_t num_nodes, RangesOf&& ranges_of) {
   std::array<int32_t, 256> seen_by;
   seen_by.fill(-1);
   for (int32_t id = 0; id < static_cast<int32_t>(distinct.size()); ++id) {
-    const ByteSet starts = {distinct[id][0] & cuts[0], distinct[id][1] & cuts[1], distinct[id][2] & cuts[2],
-                            distinct[id][3] & cuts[3]};
-    for_each_byte(starts, [&](int byte) {
+    for_each_byte(interval_starts(id), [&](int byte) {
       const uint8_t c = interval_class[byte];
       if (seen_by[c] != id) {
         seen_by[c] = id;
