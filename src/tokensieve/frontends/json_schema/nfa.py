@@ -1,8 +1,8 @@
 """Thompson NFAs over bytes: how a regular IR expression first becomes an automaton.
 
 :class:`NFA` adds the paths of an expression between two states (byte-range edges plus
-epsilon edges); :mod:`.automata` determinizes it (subset construction over
-:func:`split_targets`) and :mod:`.labeled` expands edge labels with it.
+epsilon edges); :mod:`.automata` determinizes it in the native DFA builder, and
+:mod:`.labeled` expands edge labels with it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from ...ir import (
     Unordered,
 )
 
-__all__ = ["NFA", "Edge", "Fragment", "NotRegular", "split_targets"]
+__all__ = ["NFA", "Edge", "Fragment", "NotRegular"]
 
 Edge = tuple[int, int, int]  # (lo, hi, target), an inclusive byte range
 
@@ -143,28 +143,3 @@ class NFA:
                     seen.add(t)
                     todo.append(t)
         return frozenset(seen)
-
-
-def split_targets(edges: list[tuple[int, int, object]]) -> list[tuple[int, int, frozenset[object]]]:
-    """Cut overlapping ranges into elementary intervals, each with the set of its targets.
-
-    A sweep over the range ends: each interval costs the ranges open over it, not all of them.
-    """
-    events: dict[int, list[tuple[bool, object]]] = {}
-    for lo, hi, t in edges:
-        events.setdefault(lo, []).append((True, t))
-        events.setdefault(hi + 1, []).append((False, t))
-    active: dict[object, int] = {}
-    out: list[tuple[int, int, frozenset[object]]] = []
-    bounds = sorted(events)
-    for here, after in zip(bounds, bounds[1:], strict=False):
-        for opens, t in events[here]:
-            if opens:
-                active[t] = active.get(t, 0) + 1
-            elif active[t] == 1:
-                del active[t]
-            else:
-                active[t] -= 1
-        if active:
-            out.append((here, after - 1, frozenset(active)))
-    return out
