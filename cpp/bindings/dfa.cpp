@@ -108,6 +108,14 @@ void bind_dfa(nb::module_& m) {
       "L(left) op L(right) as a minimal DFA: op is 'and', 'or' or 'minus'.");
 
   m.def(
+      "program_node_end",
+      [](nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> program, size_t start) {
+        return program_node_end(program.data(), program.shape(0), start);
+      },
+      nb::arg("program"), nb::arg("start"),
+      "One past the last word of the expression that starts at word `start` of a regex program.");
+
+  m.def(
       "build_dfa",
       [](nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> program, int64_t max_nfa_states,
          int32_t max_dfa_states) {

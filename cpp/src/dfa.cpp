@@ -1073,6 +1073,125 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const
   return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
 }
 
+// A direct construction for the commonest terminals, which the subset construction would
+// only rediscover: a *chain of choices*, a sequence whose every item is a finite, prefix-free
+// set of strings of byte sets. A JSON-quoted property name is one: the quotes, then per
+// character its raw UTF-8 bytes, its short escape or its \u escape (hex letters in either
+// case). Each item's strings go into a trie whose leaves are the next item's root; the result
+// is deterministic by construction and acyclic, so finishing it (Revuz) takes linear time.
+// Returns false, leaving `raw` unusable, when the program is not such a chain (any repetition,
+// automaton or nesting beyond ALT of SEQ of BYTES), when two choices of an item overlap or one
+// is a prefix of another (not deterministic as a trie), or past `max_states`: the general
+// pipeline then builds it.
+bool build_choice_chain(const Ast& ast, const ByteClasses& cls, int32_t max_states, RawDfa& raw) {
+  std::vector<int32_t> items;
+  if (ast.op[0] == OP_SEQ) {
+    for (int32_t i = 0; i < ast.kid_count[0]; ++i) items.push_back(ast.kid(0, i));
+  } else {
+    items.push_back(0);
+  }
+  // One string of an item: BYTES nodes in order, as ids of distinct sets.
+  std::vector<int32_t> text;
+  auto string_of = [&](int32_t node) {
+    text.clear();
+    if (ast.op[node] == OP_BYTES) {
+      text.push_back(cls.node_set[node]);
+    } else if (ast.op[node] == OP_SEQ) {
+      for (int32_t i = 0; i < ast.kid_count[node]; ++i) {
+        const int32_t k = ast.kid(node, i);
+        if (ast.op[k] != OP_BYTES) return false;
+        text.push_back(cls.node_set[k]);
+      }
+    } else {
+      return false;
+    }
+    // An empty set (no string at all) or an empty string (a prefix of every other) is left
+    // to the general pipeline.
+    return !text.empty() && std::find(text.begin(), text.end(), -1) == text.end();
+  };
+  constexpr int32_t kNextRoot = -2;  // an edge into the next item's root, patched per item
+  // Edges as linked lists in flat arrays (a state's edges are added between other states').
+  struct Edge {
+    int32_t set, target, next;
+  };
+  std::vector<Edge> edges;
+  std::vector<int32_t> first_edge{-1};  // per state; state 0 starts
+  std::vector<ByteSet> used(1, ByteSet{});  // per state: the classes its edges take
+  int32_t root = 0;
+  auto add_state = [&]() {
+    first_edge.push_back(-1);
+    used.push_back(ByteSet{});
+    return static_cast<int32_t>(first_edge.size() - 1);
+  };
+  // Adds `text` from `root`; false when it overlaps or extends a choice already there.
+  auto insert = [&]() {
+    int32_t at = root;
+    for (size_t i = 0; i < text.size(); ++i) {
+      const bool last = i + 1 == text.size();
+      const int32_t set = text[i];
+      int32_t e = first_edge[at];
+      while (e >= 0 && edges[e].set != set) e = edges[e].next;
+      if (e >= 0) {
+        // Followed by a longer choice, or ending where one goes on: not prefix-free.
+        if ((edges[e].target == kNextRoot) != last) return false;
+        at = edges[e].target;
+        continue;
+      }
+      for (int32_t j = cls.set_begin[set]; j < cls.set_begin[set + 1]; ++j) {
+        const int32_t c = cls.set_classes[j];
+        if (contains(used[at], c)) return false;  // overlaps a different set: not a trie
+        used[at][c >> 6] |= uint64_t{1} << (c & 63);
+      }
+      const int32_t target = last ? kNextRoot : add_state();
+      edges.push_back({set, target, first_edge[at]});
+      first_edge[at] = static_cast<int32_t>(edges.size() - 1);
+      if (static_cast<int32_t>(first_edge.size()) >= max_states) return false;
+      at = target;
+    }
+    return true;
+  };
+  for (int32_t item : items) {
+    const size_t first_new = edges.size();
+    if (ast.op[item] == OP_ALT) {
+      if (ast.kid_count[item] == 0) return false;
+      for (int32_t i = 0; i < ast.kid_count[item]; ++i) {
+        if (!string_of(ast.kid(item, i)) || !insert()) return false;
+      }
+    } else if (ast.op[item] == OP_SEQ && ast.kid_count[item] == 0) {
+      continue;  // the empty string (a seam): nothing to read
+    } else if (!string_of(item) || !insert()) {
+      return false;
+    }
+    root = add_state();
+    for (size_t e = first_new; e < edges.size(); ++e) {  // this item's edges
+      if (edges[e].target == kNextRoot) edges[e].target = root;
+    }
+  }
+  // Rows by class: each set edge becomes one edge per class it covers, sorted by class.
+  raw.num_states = static_cast<int32_t>(first_edge.size());
+  raw.accepting.assign(raw.num_states, 0);
+  raw.accepting[root] = 1;
+  raw.edge_begin.reserve(raw.num_states + 1);
+  raw.edge_class.reserve(edges.size() + edges.size() / 2);
+  raw.edge_target.reserve(edges.size() + edges.size() / 2);
+  std::vector<std::pair<int32_t, int32_t>> row;
+  for (int32_t s = 0; s < raw.num_states; ++s) {
+    row.clear();
+    for (int32_t e = first_edge[s]; e >= 0; e = edges[e].next) {
+      for (int32_t j = cls.set_begin[edges[e].set]; j < cls.set_begin[edges[e].set + 1]; ++j) {
+        row.emplace_back(cls.set_classes[j], edges[e].target);
+      }
+    }
+    std::sort(row.begin(), row.end());
+    for (const auto& [c, t] : row) {
+      raw.edge_class.push_back(c);
+      raw.edge_target.push_back(t);
+    }
+    raw.edge_begin.push_back(static_cast<int32_t>(raw.edge_class.size()));
+  }
+  return true;
+}
+
 // Trims, minimizes and renumbers a product. With `left_core` (a difference of minimal DFAs), the
 // states where the right side no longer matches accept what the left accepts from there: they
 // are pairwise inequivalent, and when the right side is finite (names) the other states have no
@@ -1103,14 +1222,60 @@ Dfa build_difference(const Ast& ast, const int32_t* program, size_t length, cons
 
 }  // namespace
 
+size_t program_node_end(const int32_t* program, size_t length, size_t start) {
+  size_t pos = start;
+  auto word = [&]() -> int64_t {
+    if (pos >= length) fail_program(pos, "truncated expression");
+    return program[pos++];
+  };
+  // Expressions still to skip; every node adds its children (an automaton: its edge labels).
+  for (int64_t pending = 1; pending > 0; --pending) {
+    switch (word()) {
+      case OP_BYTES: {
+        const int64_t n = word();
+        if (n < 0 || static_cast<uint64_t>(n) > (length - pos) / 2) fail_program(pos, "truncated byte ranges");
+        pos += 2 * static_cast<size_t>(n);
+        break;
+      }
+      case OP_SEQ:
+      case OP_ALT: {
+        const int64_t n = word();
+        if (n < 0) fail_program(pos - 1, "negative child count");
+        pending += n;
+        break;
+      }
+      case OP_REPEAT:
+        word();
+        word();
+        pending += 1;
+        break;
+      case OP_AUTOMATON: {
+        const int64_t n = word();
+        if (n < 0) fail_program(pos - 1, "negative state count");
+        for (int64_t s = 0; s < n; ++s) {
+          word();  // accept flag
+          const int64_t k = word();
+          if (k < 0 || static_cast<uint64_t>(k) > length - pos) fail_program(pos - 1, "truncated automaton edges");
+          pos += static_cast<size_t>(k);
+          pending += k;
+        }
+        break;
+      }
+      case OP_DIFFERENCE:
+        pending += 2;
+        break;
+      default:
+        fail_program(pos - 1, "unknown opcode " + std::to_string(program[pos - 1]));
+    }
+  }
+  return pos;
+}
+
 Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
   const Ast ast = parse_program(program, length);
   if (ast.size() > 0 && ast.op[0] == OP_DIFFERENCE) return build_difference(ast, program, length, limits);
   const std::vector<int32_t> expanded = expand_differences(ast, program, length, limits);
   if (!expanded.empty()) return build_dfa(expanded.data(), expanded.size(), limits);
-  ByteClasses cls = compute_classes(ast, program);
-  const int32_t num_classes = cls.count;
-
   const std::vector<uint64_t> sizes = nfa_sizes(ast);
   const uint64_t nfa_states = sat_add(sizes[0], 1);  // + the accepting state
   const uint64_t nfa_limit = static_cast<uint64_t>(std::clamp<int64_t>(
@@ -1123,6 +1288,12 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
                     " states (bounded repetitions are unrolled), over max_nfa_states (" +
                     std::to_string(limits.max_nfa_states) + ")",
                 "max_nfa_states");
+  }
+  ByteClasses cls = compute_classes(ast, program);
+  const int32_t num_classes = cls.count;
+  RawDfa chain;
+  if (build_choice_chain(ast, cls, std::max(limits.max_dfa_states, 0), chain)) {
+    return finish(std::move(chain), std::move(cls.of), num_classes);
   }
   const Nfa nfa = build_nfa(ast, program, cls, sizes, static_cast<size_t>(nfa_states));
   RawDfa raw = SubsetBuilder(nfa, cls, std::max(limits.max_dfa_states, 0)).run();

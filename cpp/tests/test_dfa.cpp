@@ -22,6 +22,7 @@ using tokensieve::ErrorKind;
 void run_random_tests();             // test_dfa_random.cpp
 void run_random_difference_tests();  // test_dfa_random.cpp
 void run_random_range_and_product_tests();  // test_dfa_random.cpp
+void run_random_chain_tests();  // test_dfa_random.cpp
 
 namespace {
 
@@ -230,6 +231,27 @@ void test_malformed() {
   CHECK_THROWS(tokensieve::build_dfa(nullptr, 3), ErrorKind::InvalidArgument, "");
 }
 
+void test_program_node_end() {
+  using tokensieve::program_node_end;
+  // A difference whose operands are a JSON string and an automaton with labels: the split
+  // point is where the right operand starts.
+  const Program left = json_string();
+  Program automaton = {tokensieve::OP_AUTOMATON, 2, 0, 1, 1, 1, 0};  // state 0 -a-> 1, accepting 1
+  const Program label = byte('a');
+  automaton.insert(automaton.end(), label.begin(), label.end());
+  Program difference = {tokensieve::OP_DIFFERENCE};
+  difference.insert(difference.end(), left.begin(), left.end());
+  difference.insert(difference.end(), automaton.begin(), automaton.end());
+  CHECK(program_node_end(difference.data(), difference.size(), 0) == difference.size());
+  CHECK(program_node_end(difference.data(), difference.size(), 1) == 1 + left.size());
+  CHECK(program_node_end(difference.data(), difference.size(), 1 + left.size()) == difference.size());
+  const Program repeat = rep(2, 3, seq({byte('x'), alt({byte('y'), seq({})})}));
+  CHECK(program_node_end(repeat.data(), repeat.size(), 0) == repeat.size());
+  for (const Program& p : std::vector<Program>{{OP_SEQ, 2, OP_BYTES, 1, 'a', 'a'}, {OP_BYTES, 2, 'a', 'a'}, {9}}) {
+    CHECK_THROWS(program_node_end(p.data(), p.size(), 0), ErrorKind::InvalidArgument, "");
+  }
+}
+
 void test_deep_nesting() {
   const int depth = 5000;
   Program nested;  // SEQ 1 (SEQ 1 (... 'a'))
@@ -280,11 +302,13 @@ int main() {
   test_utf8();
   test_limits();
   test_malformed();
+  test_program_node_end();
   test_deep_nesting();
   test_raw_constructor();
   run_random_tests();
   run_random_difference_tests();
   run_random_range_and_product_tests();
+  run_random_chain_tests();
   std::printf("%d passed, %d failed\n", check::passed, check::failed);
   return check::failed == 0 ? 0 : 1;
 }

@@ -392,3 +392,92 @@ void run_random_range_and_product_tests() {
   CHECK(different == 0);
   std::printf("random products and range automata: %d pairs\n", programs);
 }
+
+namespace {
+
+// A random chain of choices (see build_choice_chain in dfa.cpp): a sequence of items, each one
+// string of byte sets or an alternation of such strings. Now and then an item has overlapping
+// or prefix-related choices, or an empty set, which the direct construction leaves to the
+// general pipeline.
+Node random_chain(std::mt19937& rng) {
+  auto pick = [&](int n) { return static_cast<int>(rng() % n); };
+  auto string_node = [&]() {
+    Node s;
+    s.op = tokensieve::OP_SEQ;
+    for (int i = 1 + pick(3); i > 0; --i) {
+      Node b;
+      b.op = tokensieve::OP_BYTES;
+      const int lo = 'a' + pick(3);
+      if (pick(12) != 0) b.ranges.push_back({lo, pick(4) == 0 ? lo + pick('c' - lo + 1) : lo});
+      s.kids.push_back(b);
+    }
+    return s;
+  };
+  Node chain;
+  chain.op = tokensieve::OP_SEQ;
+  for (int i = pick(5); i > 0; --i) {
+    if (pick(3) == 0) {
+      chain.kids.push_back(string_node());
+      continue;
+    }
+    Node item;
+    item.op = tokensieve::OP_ALT;
+    for (int k = 1 + pick(3); k > 0; --k) item.kids.push_back(string_node());
+    chain.kids.push_back(item);
+  }
+  return chain;
+}
+
+}  // namespace
+
+void run_random_chain_tests() {
+  std::mt19937 rng(777);
+  const std::vector<std::string> strings = all_strings(6);
+  const int programs = 3000;
+  int mismatched = 0, broken = 0, differs = 0;
+  for (int t = 0; t < programs; ++t) {
+    const Node chain = random_chain(rng);
+    const Program program = encode(chain);
+    // The same language through the general pipeline: a repetition is never a chain.
+    const Program general = regex_program::rep(1, 1, program);
+    const tokensieve::Dfa d = dfa_checks::build(program);
+    if (!dfa_checks::identical(d, dfa_checks::build(general))) {
+      if (++differs <= 5) std::fprintf(stderr, "chain and general DFAs differ: %s\n", describe(chain).c_str());
+    }
+    const std::string violation = dfa_checks::invariant_violation(d);
+    if (!violation.empty() && ++broken <= 5) std::fprintf(stderr, "%s: %s\n", violation.c_str(), describe(chain).c_str());
+    for (const std::string& w : strings) {
+      if (dfa_checks::accepts(d, w) != matches(chain, w)) {
+        if (++mismatched <= 5) std::fprintf(stderr, "chain mismatch on \"%s\": %s\n", w.c_str(), describe(chain).c_str());
+        break;
+      }
+    }
+  }
+  CHECK(mismatched == 0);
+  CHECK(broken == 0);
+  CHECK(differs == 0);
+
+  // A JSON-quoted name's shape: quote, per character its raw byte or a \u escape with hex
+  // letters in either case, quote.
+  std::vector<Program> items{regex_program::byte('"')};
+  for (char c : std::string("name_of_the_thing")) {
+    char hex[8];
+    std::snprintf(hex, sizeof hex, "%04x", static_cast<unsigned char>(c));
+    std::vector<Program> escape{regex_program::byte('\\'), regex_program::byte('u')};
+    for (const char* h = hex; *h != 0; ++h) {
+      escape.push_back(*h >= 'a' ? regex_program::bytes({{*h - 32, *h - 32}, {*h, *h}}) : regex_program::byte(*h));
+    }
+    items.push_back(regex_program::alt({regex_program::byte(c), regex_program::seq(escape)}));
+  }
+  items.push_back(regex_program::byte('"'));
+  const Program name = regex_program::seq(items);
+  const tokensieve::Dfa direct = dfa_checks::build(name);
+  CHECK(dfa_checks::accepts(direct, "\"name_of_the_thing\""));
+  CHECK(dfa_checks::accepts(direct, "\"n\\u0061me_of_the_thing\""));
+  CHECK(dfa_checks::accepts(direct, "\"name\\u005Fof_the\\u005fthing\""));
+  CHECK(!dfa_checks::accepts(direct, "\"name_of_the_thin\""));
+  CHECK(!dfa_checks::accepts(direct, "\"name\\u005gof_the_thing\""));
+  CHECK(dfa_checks::invariant_violation(direct).empty());
+  CHECK(dfa_checks::identical(direct, dfa_checks::build(regex_program::rep(1, 1, name))));
+  std::printf("random chains of choices: %d programs\n", programs);
+}

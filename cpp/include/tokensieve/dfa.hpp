@@ -77,6 +77,10 @@ class Dfa {
 // An empty language gives a Dfa whose start() is kDead (not an error here).
 Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits = {});
 
+// One past the last word of the expression that starts at word `start` of `program` (say, to
+// take the operands of an OP_DIFFERENCE apart). Throws InvalidArgument when it runs off the end.
+size_t program_node_end(const int32_t* program, size_t length, size_t start);
+
 // ---------------------------------------------------------------------------------------------
 // Products of DFAs (dfa_product.cpp)
 // ---------------------------------------------------------------------------------------------

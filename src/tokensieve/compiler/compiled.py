@@ -16,7 +16,7 @@ from ..errors import EmptyLanguageError, LimitExceeded
 from ..ir import Grammar
 from ..limits import Limits
 from ..vocabulary import Vocabulary
-from .lower import Fragment, lower
+from .lower import OP_DIFFERENCE, Fragment, lower
 from .native_vocab import native_vocabulary, string_slice
 
 __all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
@@ -209,7 +209,19 @@ class TerminalCache:
 
     def _dfa(self, program: bytes, max_states: int) -> Any:
         words = np.frombuffer(program, dtype=np.int32)  # a view: no copy
+        if words[0] == OP_DIFFERENCE:
+            # "Any key but these" in every object schema: its left operand, the JSON string, is
+            # the same each time, so the operands are built through the cache and only their
+            # product is new.
+            split = 4 * _core.program_node_end(words, 1)
+            left = self._operand(program[4:split], max_states)
+            right = self._operand(program[split:], max_states)
+            return _core.dfa_product(left, right, "minus", max_states)
         return _core.build_dfa(words, self.limits.max_nfa_states, max_states)
+
+    def _operand(self, program: bytes, max_states: int) -> Any:
+        """The DFA of a difference's operand, remembered with the terminals."""
+        return self._remembered(("operand", program, max_states), lambda: self._dfa(program, max_states))
 
     def _remembered(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
         """The entry for ``key``, built outside the lock on a miss (None is an entry too)."""

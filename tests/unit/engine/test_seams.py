@@ -92,3 +92,28 @@ def test_member_values_share_one_automaton_across_schemas() -> None:
     # `ws ":" ws "string"` is the same automaton in both schemas; only keys are new.
     assert any(has_colon(p) for p in first & second)
     assert not any(has_colon(p) for p in second - first)
+
+
+def test_other_keys_share_their_string_automaton_across_schemas() -> None:
+    """An object's "any other key" is a difference, JSON string minus the declared names: its
+    left operand is the same in every object, so it is built once and only the product is new."""
+    built: list[tuple[bytes, int]] = []
+
+    class Counting(TerminalCache):
+        def _dfa(self, program: bytes, max_states: int) -> Any:
+            built.append((program, max_states))
+            return super()._dfa(program, max_states)
+
+    limits = ts.Limits()
+    cache = Counting(VOCAB, limits)
+    for names in (["alpha", "beta"], ["gamma"], ["delta", "epsilon", "zeta"]):
+        schema = {"type": "object", "properties": {n: {"type": "integer"} for n in names}}
+        lower(json_schema_to_grammar(schema, property_order="any"), cache.get, limits, cache.get_counted)
+    differences = [(p, m) for p, m in built if array("i", p[:4])[0] == 5]  # OP_DIFFERENCE
+    assert len(differences) == 3
+    # Operands are built under the difference's own state cap; the same program may also be a
+    # terminal of its own (a string value), built under the terminal budget.
+    left_operands = [
+        p for p, m in built if any(m == dm and d[4:].startswith(p) for d, dm in differences)
+    ]
+    assert len(left_operands) == 1  # the JSON string, built for the first schema only
