@@ -77,6 +77,24 @@ def child_pointer(pointer: str, *parts: str | int) -> str:
     return pointer
 
 
+_Path = tuple[Any, ...]
+"""A JSON pointer not yet spelled out: ``(parent, *reference tokens)``, the parent a pointer
+string or another ``_Path`` (see :func:`_spelled`)."""
+
+
+def _spelled(pointer: str | _Path) -> str:
+    """The JSON pointer string of ``pointer``."""
+    if isinstance(pointer, str):
+        return pointer
+    parts: list[tuple[Any, ...]] = []
+    while not isinstance(pointer, str):
+        parts.append(pointer[1:])
+        pointer = pointer[0]
+    for tokens in reversed(parts):
+        pointer = child_pointer(pointer, *tokens)
+    return pointer
+
+
 Bindings = tuple[tuple[str, str], ...]
 """``$dynamicAnchor`` name -> URI of the outermost resource in the dynamic scope defining it,
 sorted by name."""
@@ -188,36 +206,40 @@ class Resolver:
     def root_location(self) -> Location:
         return Location(self.root, "", self.root_base)
 
-    def _index(self, schema: Any, pointer: str, base: str) -> str:
-        """Record resources and anchors under ``schema``; return the schema's own base."""
+    def _index(self, schema: Any, pointer: str | _Path, base: str) -> str:
+        """Record resources and anchors under ``schema``; return the schema's own base.
+
+        ``pointer`` is a string for a document's root and a :data:`_Path` below it: most
+        subschemas define no ``$id`` or anchor, and their pointers are never spelled out."""
         doc_base = base
         if isinstance(schema, dict):
             sid = schema.get("$id")
             if isinstance(sid, str) and not sid.startswith("#"):
                 base = join_uri(base, sid)
                 base = urldefrag(base)[0]
-            if doc_base != base or pointer == "" or pointer.endswith("#"):
-                self._resources.setdefault(base, Location(schema, pointer, BaseURI(base)))
+            if doc_base != base or isinstance(pointer, str):
+                self._resources.setdefault(base, Location(schema, _spelled(pointer), BaseURI(base)))
             dynamic = schema.get("$dynamicAnchor")
             if isinstance(dynamic, str):
                 self._dynamic.setdefault(dynamic, set()).add(base)
-            for key in ("$anchor", "$dynamicAnchor"):
-                name = schema.get(key)
-                if isinstance(name, str):
-                    self._anchors.setdefault(f"{base}#{name}", Location(schema, pointer, BaseURI(base)))
+            anchors = [f"{base}#{n}" for n in (schema.get("$anchor"), dynamic) if isinstance(n, str)]
             if isinstance(sid, str) and sid.startswith("#"):  # draft-06 style plain-name fragment id
-                self._anchors.setdefault(f"{base}{sid}", Location(schema, pointer, BaseURI(base)))
+                anchors.append(f"{base}{sid}")
+            for anchor in anchors:
+                self._anchors.setdefault(anchor, Location(schema, _spelled(pointer), BaseURI(base)))
             for key, value in schema.items():
                 if key in ("enum", "const", "default", "examples", "example"):
                     continue
                 if key in SUBSCHEMA_MAP and isinstance(value, dict):
                     for name, sub in value.items():
-                        self._index(sub, child_pointer(pointer, key, name), base)
+                        if isinstance(sub, dict):
+                            self._index(sub, (pointer, key, name), base)
                 elif key in SUBSCHEMA_LIST and isinstance(value, list):
                     for i, sub in enumerate(value):
-                        self._index(sub, child_pointer(pointer, key, i), base)
-                elif key in SUBSCHEMA and isinstance(value, (dict, bool)):
-                    self._index(value, child_pointer(pointer, key), base)
+                        if isinstance(sub, dict):
+                            self._index(sub, (pointer, key, i), base)
+                elif key in SUBSCHEMA and isinstance(value, dict):
+                    self._index(value, (pointer, key), base)
         return base
 
     def resolve(self, ref: str, here: Location) -> Location:
