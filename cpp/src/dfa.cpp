@@ -1074,21 +1074,39 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const
 }
 
 // A direct construction for the commonest terminals, which the subset construction would
-// only rediscover: a *chain of choices*, a sequence whose every item is a finite, prefix-free
-// set of strings of byte sets. A JSON-quoted property name is one: the quotes, then per
-// character its raw UTF-8 bytes, its short escape or its \u escape (hex letters in either
-// case). Each item's strings go into a trie whose leaves are the next item's root; the result
-// is deterministic by construction and acyclic, so finishing it (Revuz) takes linear time.
-// Returns false, leaving `raw` unusable, when the program is not such a chain (any repetition,
-// automaton or nesting beyond ALT of SEQ of BYTES), when two choices of an item overlap or one
-// is a prefix of another (not deterministic as a trie), or past `max_states`: the general
-// pipeline then builds it.
-bool build_choice_chain(const Ast& ast, const ByteClasses& cls, int32_t max_states, RawDfa& raw) {
-  std::vector<int32_t> items;
-  if (ast.op[0] == OP_SEQ) {
-    for (int32_t i = 0; i < ast.kid_count[0]; ++i) items.push_back(ast.kid(0, i));
+// only rediscover: *chains of choices* and alternations of them. A chain is a sequence whose
+// every item is a finite, prefix-free set of strings of byte sets. A JSON-quoted property name
+// is one: the quotes, then per character its raw UTF-8 bytes, its short escape or its \u
+// escape (hex letters in either case); "any of these names" is an alternation of such chains.
+//
+// The chains go into one trie, item by item: chains that begin with the same items (the same
+// program words) share their states, and at a state each distinct next item inserts its
+// strings into the state's byte-set trie, ending in a state of its own where its chains go on.
+// The result is deterministic by construction and acyclic, so finishing it (Revuz) takes
+// linear time. Returns false, leaving `raw` unusable, when the program is not of this shape
+// (any repetition, automaton or nesting beyond ALT of SEQ of items, an item that is ALT of
+// strings of BYTES), when strings of one state overlap without being equal or one is a prefix
+// of another (no deterministic trie), or past `max_states`: the general pipeline then builds it.
+bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, const ByteClasses& cls,
+                       int32_t max_states, RawDfa& raw) {
+  // The chains, as item nodes: chain c is items[chain_begin[c] .. chain_begin[c + 1]).
+  std::vector<int32_t> items, chain_begin{0};
+  auto add_chain = [&](int32_t node) {
+    if (ast.op[node] == OP_SEQ) {
+      for (int32_t i = 0; i < ast.kid_count[node]; ++i) {
+        const int32_t k = ast.kid(node, i);
+        if (!(ast.op[k] == OP_SEQ && ast.kid_count[k] == 0)) items.push_back(k);  // skip seams
+      }
+    } else {
+      items.push_back(node);
+    }
+    chain_begin.push_back(static_cast<int32_t>(items.size()));
+  };
+  if (ast.op[0] == OP_ALT) {
+    if (ast.kid_count[0] == 0) return false;
+    for (int32_t i = 0; i < ast.kid_count[0]; ++i) add_chain(ast.kid(0, i));
   } else {
-    items.push_back(0);
+    add_chain(0);
   }
   // One string of an item: BYTES nodes in order, as ids of distinct sets.
   std::vector<int32_t> text;
@@ -1109,32 +1127,36 @@ bool build_choice_chain(const Ast& ast, const ByteClasses& cls, int32_t max_stat
     // to the general pipeline.
     return !text.empty() && std::find(text.begin(), text.end(), -1) == text.end();
   };
-  constexpr int32_t kNextRoot = -2;  // an edge into the next item's root, patched per item
   // Edges as linked lists in flat arrays (a state's edges are added between other states').
   struct Edge {
     int32_t set, target, next;
   };
   std::vector<Edge> edges;
-  std::vector<int32_t> first_edge{-1};  // per state; state 0 starts
-  std::vector<ByteSet> used(1, ByteSet{});  // per state: the classes its edges take
-  int32_t root = 0;
-  auto add_state = [&]() {
+  std::vector<int32_t> first_edge;
+  std::vector<ByteSet> used;         // per state: the classes its edges take
+  std::vector<uint8_t> item_end;     // per state: where an item ends (its chains go on)
+  std::vector<uint8_t> accepting;
+  auto add_state = [&](bool at_item_end) {
     first_edge.push_back(-1);
     used.push_back(ByteSet{});
+    item_end.push_back(at_item_end ? 1 : 0);
+    accepting.push_back(0);
     return static_cast<int32_t>(first_edge.size() - 1);
   };
-  // Adds `text` from `root`; false when it overlaps or extends a choice already there.
-  auto insert = [&]() {
-    int32_t at = root;
+  // Adds `text` from `from`, ending in `end`; false when it overlaps or extends a string there.
+  auto insert = [&](int32_t from, int32_t end) {
+    int32_t at = from;
     for (size_t i = 0; i < text.size(); ++i) {
       const bool last = i + 1 == text.size();
       const int32_t set = text[i];
       int32_t e = first_edge[at];
       while (e >= 0 && edges[e].set != set) e = edges[e].next;
       if (e >= 0) {
-        // Followed by a longer choice, or ending where one goes on: not prefix-free.
-        if ((edges[e].target == kNextRoot) != last) return false;
-        at = edges[e].target;
+        const int32_t target = edges[e].target;
+        // The same string again is fine; one that another item's string, or a longer one,
+        // shares (or one that goes on past an item's end) is not a trie.
+        if (last ? target != end : item_end[target] != 0) return false;
+        at = target;
         continue;
       }
       for (int32_t j = cls.set_begin[set]; j < cls.set_begin[set + 1]; ++j) {
@@ -1142,7 +1164,7 @@ bool build_choice_chain(const Ast& ast, const ByteClasses& cls, int32_t max_stat
         if (contains(used[at], c)) return false;  // overlaps a different set: not a trie
         used[at][c >> 6] |= uint64_t{1} << (c & 63);
       }
-      const int32_t target = last ? kNextRoot : add_state();
+      const int32_t target = last ? end : add_state(false);
       edges.push_back({set, target, first_edge[at]});
       first_edge[at] = static_cast<int32_t>(edges.size() - 1);
       if (static_cast<int32_t>(first_edge.size()) >= max_states) return false;
@@ -1150,27 +1172,76 @@ bool build_choice_chain(const Ast& ast, const ByteClasses& cls, int32_t max_stat
     }
     return true;
   };
-  for (int32_t item : items) {
-    const size_t first_new = edges.size();
-    if (ast.op[item] == OP_ALT) {
-      if (ast.kid_count[item] == 0) return false;
-      for (int32_t i = 0; i < ast.kid_count[item]; ++i) {
-        if (!string_of(ast.kid(item, i)) || !insert()) return false;
-      }
-    } else if (ast.op[item] == OP_SEQ && ast.kid_count[item] == 0) {
-      continue;  // the empty string (a seam): nothing to read
-    } else if (!string_of(item) || !insert()) {
-      return false;
+  // An item's program words, with a hash: items are the same when their words are.
+  struct ItemWords {
+    size_t begin, size;
+    uint64_t hash;
+    bool operator==(const ItemWords& o) const {
+      return hash == o.hash && size == o.size && std::equal(program_words + begin, program_words + begin + size, program_words + o.begin);
     }
-    root = add_state();
-    for (size_t e = first_new; e < edges.size(); ++e) {  // this item's edges
-      if (edges[e].target == kNextRoot) edges[e].target = root;
+    const int32_t* program_words;
+  };
+  auto words_of = [&](int32_t node) {
+    const auto begin = static_cast<size_t>(ast.at[node]);
+    const size_t size = program_end(ast, node, length) - begin;
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (size_t i = 0; i < size; ++i) h = (h ^ static_cast<uint32_t>(program[begin + i])) * 0xFF51AFD7ED558CCDull;
+    return ItemWords{begin, size, h, program};
+  };
+  // Work: a state and the chains there, all past the same `pos` items; the chains of a piece of
+  // work are members[begin .. end).
+  struct Work {
+    int32_t state, pos, begin, end;
+  };
+  std::vector<int32_t> members;
+  for (int32_t c = 0; c + 1 < static_cast<int32_t>(chain_begin.size()); ++c) members.push_back(c);
+  std::vector<Work> queue{{add_state(true), 0, 0, static_cast<int32_t>(members.size())}};
+  std::vector<ItemWords> group_item;  // per distinct next item at a state
+  std::vector<int32_t> group_state;
+  std::vector<int32_t> group_of;                 // per member: its group
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const Work w = queue[q];
+    group_item.clear();
+    group_state.clear();
+    group_of.clear();
+    for (int32_t m = w.begin; m < w.end; ++m) {
+      const int32_t c = members[m];
+      if (chain_begin[c] + w.pos == chain_begin[c + 1]) {  // this chain ends here
+        accepting[w.state] = 1;
+        group_of.push_back(-1);
+        continue;
+      }
+      const int32_t item = items[chain_begin[c] + w.pos];
+      const ItemWords words = words_of(item);
+      size_t g = 0;
+      while (g < group_item.size() && !(group_item[g] == words)) ++g;
+      if (g == group_item.size()) {
+        group_item.push_back(words);
+        group_state.push_back(add_state(true));
+        const int32_t end = group_state.back();
+        if (ast.op[item] == OP_ALT) {
+          if (ast.kid_count[item] == 0) return false;
+          for (int32_t i = 0; i < ast.kid_count[item]; ++i) {
+            if (!string_of(ast.kid(item, i)) || !insert(w.state, end)) return false;
+          }
+        } else if (!string_of(item) || !insert(w.state, end)) {
+          return false;
+        }
+      }
+      group_of.push_back(static_cast<int32_t>(g));
+    }
+    for (size_t g = 0; g < group_item.size(); ++g) {
+      const auto begin = static_cast<int32_t>(members.size());
+      for (int32_t m = w.begin; m < w.end; ++m) {
+        const int32_t c = members[m];
+        if (group_of[m - w.begin] == static_cast<int32_t>(g)) members.push_back(c);
+      }
+      queue.push_back({group_state[g], w.pos + 1, begin, static_cast<int32_t>(members.size())});
     }
   }
   // Rows by class: each set edge becomes one edge per class it covers, sorted by class.
   raw.num_states = static_cast<int32_t>(first_edge.size());
-  raw.accepting.assign(raw.num_states, 0);
-  raw.accepting[root] = 1;
+  raw.accepting = std::move(accepting);
   raw.edge_begin.reserve(raw.num_states + 1);
   raw.edge_class.reserve(edges.size() + edges.size() / 2);
   raw.edge_target.reserve(edges.size() + edges.size() / 2);
@@ -1292,7 +1363,7 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {
   ByteClasses cls = compute_classes(ast, program);
   const int32_t num_classes = cls.count;
   RawDfa chain;
-  if (build_choice_chain(ast, cls, std::max(limits.max_dfa_states, 0), chain)) {
+  if (build_choice_trie(ast, program, length, cls, std::max(limits.max_dfa_states, 0), chain)) {
     return finish(std::move(chain), std::move(cls.of), num_classes);
   }
   const Nfa nfa = build_nfa(ast, program, cls, sizes, static_cast<size_t>(nfa_states));

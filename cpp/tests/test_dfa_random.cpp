@@ -395,10 +395,11 @@ void run_random_range_and_product_tests() {
 
 namespace {
 
-// A random chain of choices (see build_choice_chain in dfa.cpp): a sequence of items, each one
-// string of byte sets or an alternation of such strings. Now and then an item has overlapping
-// or prefix-related choices, or an empty set, which the direct construction leaves to the
-// general pipeline.
+// A random chain of choices or alternation of chains (see build_choice_trie in dfa.cpp): a
+// chain is a sequence of items, each one string of byte sets or an alternation of such
+// strings. Items come from a small pool, so that chains share items and prefixes. Now and then
+// an item has overlapping or prefix-related choices, or an empty set, or two items overlap,
+// which the direct construction leaves to the general pipeline.
 Node random_chain(std::mt19937& rng) {
   auto pick = [&](int n) { return static_cast<int>(rng() % n); };
   auto string_node = [&]() {
@@ -413,19 +414,28 @@ Node random_chain(std::mt19937& rng) {
     }
     return s;
   };
-  Node chain;
-  chain.op = tokensieve::OP_SEQ;
-  for (int i = pick(5); i > 0; --i) {
+  std::vector<Node> pool;
+  for (int i = 0; i < 4; ++i) {
     if (pick(3) == 0) {
-      chain.kids.push_back(string_node());
+      pool.push_back(string_node());
       continue;
     }
     Node item;
     item.op = tokensieve::OP_ALT;
     for (int k = 1 + pick(3); k > 0; --k) item.kids.push_back(string_node());
-    chain.kids.push_back(item);
+    pool.push_back(item);
   }
-  return chain;
+  auto chain = [&]() {
+    Node c;
+    c.op = tokensieve::OP_SEQ;
+    for (int i = pick(5); i > 0; --i) c.kids.push_back(pool[pick(static_cast<int>(pool.size()))]);
+    return c;
+  };
+  if (pick(2) == 0) return chain();
+  Node any;
+  any.op = tokensieve::OP_ALT;
+  for (int i = 1 + pick(4); i > 0; --i) any.kids.push_back(chain());
+  return any;
 }
 
 }  // namespace
