@@ -1023,28 +1023,33 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const
   if (raw.num_states == 0 || !live[0]) {
     return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), {}, {}, Dfa::kDead);
   }
-  std::vector<int32_t> dense(raw.num_states, Dfa::kDead);
   RawDfa trimmed;
   std::vector<uint8_t> trimmed_core;
-  for (int32_t s = 0; s < raw.num_states; ++s) {
-    if (!live[s]) continue;
-    dense[s] = trimmed.num_states++;
-    if (!core.empty()) trimmed_core.push_back(core[s]);
-  }
-  trimmed.accepting.reserve(trimmed.num_states);
-  trimmed.edge_class.reserve(raw.edge_class.size());
-  trimmed.edge_target.reserve(raw.edge_target.size());
-  for (int32_t s = 0; s < raw.num_states; ++s) {
-    if (!live[s]) continue;
-    trimmed.accepting.push_back(raw.accepting[s]);
-    for (int32_t e = raw.edge_begin[s]; e < raw.edge_begin[s + 1]; ++e) {
-      if (!live[raw.edge_target[e]]) continue;
-      trimmed.edge_class.push_back(raw.edge_class[e]);
-      trimmed.edge_target.push_back(dense[raw.edge_target[e]]);
+  if (std::all_of(live.begin(), live.end(), [](uint8_t l) { return l != 0; })) {
+    trimmed = std::move(raw);  // nothing to trim (a trie of choices, most products)
+    trimmed_core = core;
+  } else {
+    std::vector<int32_t> dense(raw.num_states, Dfa::kDead);
+    for (int32_t s = 0; s < raw.num_states; ++s) {
+      if (!live[s]) continue;
+      dense[s] = trimmed.num_states++;
+      if (!core.empty()) trimmed_core.push_back(core[s]);
     }
-    trimmed.edge_begin.push_back(static_cast<int32_t>(trimmed.edge_class.size()));
+    trimmed.accepting.reserve(trimmed.num_states);
+    trimmed.edge_class.reserve(raw.edge_class.size());
+    trimmed.edge_target.reserve(raw.edge_target.size());
+    for (int32_t s = 0; s < raw.num_states; ++s) {
+      if (!live[s]) continue;
+      trimmed.accepting.push_back(raw.accepting[s]);
+      for (int32_t e = raw.edge_begin[s]; e < raw.edge_begin[s + 1]; ++e) {
+        if (!live[raw.edge_target[e]]) continue;
+        trimmed.edge_class.push_back(raw.edge_class[e]);
+        trimmed.edge_target.push_back(dense[raw.edge_target[e]]);
+      }
+      trimmed.edge_begin.push_back(static_cast<int32_t>(trimmed.edge_class.size()));
+    }
+    raw = RawDfa();  // release
   }
-  raw = RawDfa();  // release
 
   // Minimize, then number blocks breadth-first from the start's block (the start is state 0
   // of the subset construction, hence dense state 0).

@@ -84,6 +84,15 @@ ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_
     }
     return *slot;
   };
+  // Most products reach about as many pairs as their sides have states together ("any key but
+  // these": the names' trie, then the string automaton alone), each with an edge per class.
+  const size_t expected_states = std::min<size_t>(static_cast<size_t>(left.num_states()) + right.num_states(), 4096);
+  states.reserve(expected_states);
+  product.accepting.reserve(expected_states);
+  product.right_done.reserve(expected_states);
+  product.edge_begin.reserve(expected_states + 1);
+  product.edge_class.reserve(expected_states * rep.size());
+  product.edge_target.reserve(expected_states * rep.size());
   state_of(left.start(), right.start());
   for (size_t s = 0; s < states.size(); ++s) {
     const auto [l, r] = states[s];
