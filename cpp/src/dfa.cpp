@@ -1299,52 +1299,11 @@ Dfa build_difference(const Ast& ast, const int32_t* program, size_t length, cons
 }  // namespace
 
 size_t program_node_end(const int32_t* program, size_t length, size_t start) {
-  size_t pos = start;
-  auto word = [&]() -> int64_t {
-    if (pos >= length) fail_program(pos, "truncated expression");
-    return program[pos++];
-  };
-  // Expressions still to skip; every node adds its children (an automaton: its edge labels).
-  for (int64_t pending = 1; pending > 0; --pending) {
-    switch (word()) {
-      case OP_BYTES: {
-        const int64_t n = word();
-        if (n < 0 || static_cast<uint64_t>(n) > (length - pos) / 2) fail_program(pos, "truncated byte ranges");
-        pos += 2 * static_cast<size_t>(n);
-        break;
-      }
-      case OP_SEQ:
-      case OP_ALT: {
-        const int64_t n = word();
-        if (n < 0) fail_program(pos - 1, "negative child count");
-        pending += n;
-        break;
-      }
-      case OP_REPEAT:
-        word();
-        word();
-        pending += 1;
-        break;
-      case OP_AUTOMATON: {
-        const int64_t n = word();
-        if (n < 0) fail_program(pos - 1, "negative state count");
-        for (int64_t s = 0; s < n; ++s) {
-          word();  // accept flag
-          const int64_t k = word();
-          if (k < 0 || static_cast<uint64_t>(k) > length - pos) fail_program(pos - 1, "truncated automaton edges");
-          pos += static_cast<size_t>(k);
-          pending += k;
-        }
-        break;
-      }
-      case OP_DIFFERENCE:
-        pending += 2;
-        break;
-      default:
-        fail_program(pos - 1, "unknown opcode " + std::to_string(program[pos - 1]));
-    }
-  }
-  return pos;
+  const Ast ast = parse_program(program, length);
+  // Nodes are numbered in prefix order, so their offsets ascend.
+  const auto node = std::lower_bound(ast.at.begin(), ast.at.end(), static_cast<int32_t>(std::min<size_t>(start, length)));
+  if (node == ast.at.end() || static_cast<size_t>(*node) != start) fail_program(start, "no expression starts here");
+  return program_end(ast, static_cast<int32_t>(node - ast.at.begin()), length);
 }
 
 Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits) {

@@ -78,7 +78,8 @@ class Dfa {
 Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits = {});
 
 // One past the last word of the expression that starts at word `start` of `program` (say, to
-// take the operands of an OP_DIFFERENCE apart). Throws InvalidArgument when it runs off the end.
+// take the operands of an OP_DIFFERENCE apart). Throws InvalidArgument for a malformed program
+// or when no expression starts at `start`.
 size_t program_node_end(const int32_t* program, size_t length, size_t start);
 
 // ---------------------------------------------------------------------------------------------
