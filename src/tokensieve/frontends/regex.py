@@ -126,12 +126,42 @@ def _finish(split: _Split, search: bool) -> Expr:
     if not search:
         return alt(*split.values())
     anything = any_text()
-    return alt(
-        *(
-            seq(EMPTY if start else anything, expr, EMPTY if end else anything)
-            for (start, end), expr in split.items()
-        )
-    )
+    padded = []
+    for (start, end), expr in split.items():
+        if not start:
+            expr = _absorb_edge_repeats(expr, at_start=True)
+        if not end:
+            expr = _absorb_edge_repeats(expr, at_start=False)
+        padded.append(seq(EMPTY if start else anything, expr, EMPTY if end else anything))
+    return alt(*padded)
+
+
+def _absorb_edge_repeats(expr: Expr, *, at_start: bool) -> Expr:
+    """``expr`` with the repetitions at its padded edge cut to their minimum count.
+
+    Any text beside a repetition absorbs the iterations past the minimum: ``.*x{m,n}r`` and
+    ``.*x{m}r`` match the same texts, and ``x{m,n}`` costs as many NFA positions as its
+    bound. So the pattern ``[a-z]{1,255}`` means "contains a letter" and costs one position,
+    not 255 (the subset construction of the padded form tracked up to 255 of them at once).
+    Likewise an edge item that may be empty is absorbed whole (``.*(a|b*)r`` is ``.*r``),
+    and the next item becomes the edge; an alternation at the edge is cut branch by branch.
+    The iterations are whole characters, so what the padding takes is still text.
+    """
+    if isinstance(expr, Alt):
+        return alt(*(_absorb_edge_repeats(branch, at_start=at_start) for branch in expr.items))
+    items: list[Expr] = list(expr.items) if isinstance(expr, Seq) else [expr]
+    edge = 0 if at_start else -1
+    while items:
+        item = items[edge]
+        if isinstance(item, Alt):
+            item = _absorb_edge_repeats(item, at_start=at_start)
+        elif isinstance(item, Repeat) and item.min >= 1 and item.max != item.min:
+            item = item.item if item.min == 1 else Repeat(item.item, item.min, item.min)
+        if not _nullable(item):
+            items[edge] = item
+            break
+        items.pop(edge)
+    return seq(*items)
 
 
 def _lower(node: Node) -> _Split:

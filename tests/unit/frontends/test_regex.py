@@ -13,7 +13,7 @@ from tests.oracle import Oracle
 from tokensieve.errors import GrammarSyntaxError
 from tokensieve.frontends import charsets
 from tokensieve.frontends.regex import RegexConstraints, parse_regex, parse_regex_constraints, regex_grammar
-from tokensieve.ir import Grammar, Repeat
+from tokensieve.ir import Alt, Expr, Grammar, Repeat, Seq
 
 # ----------------------------------------------------------------------------- random patterns
 
@@ -147,6 +147,43 @@ def test_search_without_anchors_allows_newlines_around() -> None:
     oracle = Oracle(regex_grammar("ab", search=True))
     assert oracle.is_complete(b"x\nab\n")
     assert not oracle.is_complete(b"a\nb")
+
+
+def _repeat_bounds(expr: Expr) -> list[tuple[int, int | None]]:
+    todo, out = [expr], []
+    while todo:
+        e = todo.pop()
+        if isinstance(e, Repeat):
+            out.append((e.min, e.max))
+            todo.append(e.item)
+        elif isinstance(e, (Seq, Alt)):
+            todo.extend(e.items)
+    return out
+
+
+@pytest.mark.parametrize(
+    ("pattern", "kept"),
+    [
+        ("[a-z]{1,255}", []),  # contains a letter
+        ("x[a-z]{0,9}", []),  # contains x
+        ("\\d{2,}-[a-f]{1,40}", [(2, 2)]),  # contains dd-h
+        ("^[a-z]{1,255}", []),  # starts with a letter
+        ("[a-z]{1,255}$", []),  # ends with a letter
+        ("^[a-z]{1,255}$", [(1, 255)]),  # anchored on both sides: the bound is the language
+        ("(?:a{3,9}|b)c", [(3, 3)]),  # per branch of an alternation at the edge
+        ("(?:a{3,9}|b*)c", []),  # an edge that may be empty: contains c
+    ],
+)
+def test_search_pads_absorb_repetitions_at_unanchored_edges(
+    pattern: str, kept: list[tuple[int, int | None]]
+) -> None:
+    expr = parse_regex(pattern, search=True)
+    padding = (0, None)  # the any-text pads are the only unbounded repetitions left
+    assert sorted(b for b in _repeat_bounds(expr) if b != padding) == sorted(kept)
+    python = _python(pattern)
+    oracle = Oracle(regex_grammar(pattern, search=True))
+    for text in ["", "a", "ab1", "x", "xy", "12-a", "1-a", "aaab", "aaac", "bc", "c", "Z\nq", "99-ffz"]:
+        assert oracle.is_complete(text.encode()) == bool(python.search(text)), (pattern, text)
 
 
 def test_empty_class_intersection_is_the_empty_language() -> None:
