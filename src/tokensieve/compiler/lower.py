@@ -537,17 +537,12 @@ class _Lowering:
         must_fit = budget is None and not splittable
         if budget is None:
             budget = self.limits.max_terminal_states if splittable else self.limits.max_dfa_states
-        subset_cap = max(budget, min(budget * subset_slack, self.limits.max_dfa_states))
+        subset_cap = self.subset_cap(budget, subset_slack)
         key = (budget, subset_cap, program)
         if key in self.terminal_of_program:
             t = self.terminal_of_program[key]
             return None if t is None else -(t + 1)
-        if time.monotonic() > self.deadline:
-            raise LimitExceeded(
-                f"compiling the grammar took more than {self.limits.max_compile_seconds} s",
-                limit="max_compile_seconds",
-            )
-        dfa = self.build(program, budget, subset_cap)
+        dfa = self.build_in_time(program, budget, subset_cap)
         if dfa is None:
             if must_fit:
                 raise LimitExceeded(
@@ -559,6 +554,19 @@ class _Lowering:
         t = self.add_terminal(dfa, dfa.dfa.num_states)
         self.terminal_of_program[key] = t
         return -(t + 1)
+
+    def subset_cap(self, budget: int, subset_slack: int) -> int:
+        """How many states the subset construction may pass through for a DFA of ``budget``."""
+        return max(budget, min(budget * subset_slack, self.limits.max_dfa_states))
+
+    def build_in_time(self, program: bytes, budget: int, subset_cap: int) -> Any:
+        """``self.build`` within the compile's deadline (checked before each build)."""
+        if time.monotonic() > self.deadline:
+            raise LimitExceeded(
+                f"compiling the grammar took more than {self.limits.max_compile_seconds} s",
+                limit="max_compile_seconds",
+            )
+        return self.build(program, budget, subset_cap)
 
     def try_counted(
         self, expr: Expr, prefix: tuple[Expr, ...] = (), suffix: tuple[Expr, ...] = ()
@@ -644,6 +652,8 @@ class _Lowering:
         ``^\\d+.*$`` would end at almost every byte, and every index entry would need a suffix
         trie of the whole vocabulary."""
         j = max(range(len(run)), key=lambda k: self.nfa_size(run[k]))
+        budget = 4 * self.limits.max_terminal_states
+        failed_once = False
         for lo, hi in ((j - 1, j + 2), (j, j + 2), (j - 1, j + 1)):
             if lo < 0 or hi > len(run) or (lo == 0 and hi == len(run)):
                 continue
@@ -654,10 +664,30 @@ class _Lowering:
             # minimal automaton many times (a `uri-reference` string: 8,000+ states on the
             # way to 1,309).
             slack = 1 if any(self.unrolls_large_repeat(it) for it in group) else 8
-            t = self.try_run_terminal(group, 4 * self.limits.max_terminal_states, subset_slack=slack)
+            if failed_once and not self.fits_alone(run[j], budget):
+                return None
+            t = self.try_run_terminal(group, budget, subset_slack=slack)
             if t is not None:
                 return [*self.seq_symbols(tuple(run[:lo])), t, *self.seq_symbols(tuple(run[hi:]))]
+            failed_once = True
         return None
+
+    def fits_alone(self, item: Expr, budget: int) -> bool:
+        """Whether ``item`` on its own fits a neighbours group's budget; builds no terminal.
+
+        No group holding ``item`` fits when ``item`` alone does not, so after one group
+        failed this saves building the others (a 505-name enum with its quotes: three
+        automata of 10,000 states, each only to be refused). Adding a neighbour never
+        shrinks what the builder tracks: each residual language of ``item`` stays a distinct
+        residual of ``"item``, ``item"`` and ``"item"`` (so the minimized automaton has at
+        least as many states), each subset of ``item``'s NFA positions reached in the subset
+        construction is reached, shifted, in the group's, and the NFA only grows. The
+        item's own slack is the largest any group of it gets."""
+        slack = 1 if self.unrolls_large_repeat(item) else 8
+        if self.has_counted(item) or self.too_large_to_try(self.nfa_size(item), slack):
+            return False
+        program = _program(item, self.rules, self.program_memo)
+        return self.build_in_time(program, budget, self.subset_cap(budget, slack)) is not None
 
     def unrolls_large_repeat(self, expr: Expr) -> bool:
         """Whether a bounded repetition in ``expr`` (rules followed) unrolls to more NFA

@@ -37,3 +37,36 @@ def test_a_long_word_count_pattern_under_max_length_runs_with_a_counter() -> Non
     schema = {"type": "string", "maxLength": 500, "pattern": "^(?:\\S+\\s+){0,49}\\S+$"}
     grammar = ts.Compiler(VOCAB).json_schema(schema)
     assert grammar.stats.counted_terminals >= 1
+
+
+def test_a_choice_too_large_alone_is_not_tried_with_each_pair_of_neighbours() -> None:
+    # `x "name" y` with 300 random names: the whole run and its first group (the quotes and
+    # the names) are too large, and so are the names alone, which proves every other group
+    # of them too large as well: two builds at the group budget, not three.
+    from array import array
+    from random import Random
+    from typing import Any
+
+    from tokensieve.compiler.compiled import TerminalCache
+    from tokensieve.compiler.lower import lower
+    from tokensieve.ir import Grammar, alt, literal, seq
+
+    rng = Random(7)
+    names = sorted({"".join(rng.choice("abcdefgh") for _ in range(6)) for _ in range(300)})
+    choice = alt(*(literal(n) for n in names))
+    grammar = Grammar({"root": seq(literal("x"), literal('"'), choice, literal('"'), literal("y"))}, "root")
+    limits = ts.Limits(max_terminal_states=50)
+    cache = TerminalCache(VOCAB, limits)
+    budgets: list[tuple[int, int]] = []
+
+    def build(program: bytes, max_states: int, subset_cap: int) -> Any:
+        budgets.append((max_states, len(array("i", program))))
+        return cache.get(program, max_states, subset_cap)
+
+    lowered = lower(grammar, build, limits, cache.get_counted)
+    group_builds = [words for budget, words in budgets if budget == 4 * limits.max_terminal_states]
+    choice_words = min(group_builds)
+    assert len(group_builds) == 2 and group_builds[0] > choice_words  # the first group, then the names
+    assert lowered.terminals  # and the names are still cut into pieces that fit
+    m = ts.Matcher(ts.Compiler(VOCAB, limits=limits).grammar(grammar))
+    assert m.accept_bytes(f'x"{names[0]}"y'.encode()) and m.is_accepting()
