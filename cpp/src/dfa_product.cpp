@@ -165,6 +165,227 @@ void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, st
   }
 }
 
+bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states, Dfa& out) {
+  // Joint classes, as in product(); and for each class of `right`, the joint classes in it.
+  std::vector<uint8_t> class_of(256), rep;
+  std::vector<int32_t> id(static_cast<size_t>(left.num_classes()) * right.num_classes(), -1);
+  std::vector<std::vector<int32_t>> joint_of_right(right.num_classes());
+  std::vector<uint8_t> right_rep(right.num_classes());
+  for (int b = 0; b < 256; ++b) {
+    const auto byte = static_cast<uint8_t>(b);
+    const uint8_t rc = right.class_of(byte);
+    int32_t& j = id[static_cast<size_t>(left.class_of(byte)) * right.num_classes() + rc];
+    if (j < 0) {
+      j = static_cast<int32_t>(rep.size());
+      rep.push_back(byte);
+      if (joint_of_right[rc].empty()) right_rep[rc] = byte;
+      joint_of_right[rc].push_back(j);
+    }
+    class_of[b] = static_cast<uint8_t>(j);
+  }
+  const auto num_classes = static_cast<int32_t>(rep.size());
+  const size_t width = rep.size();
+  auto empty_language = [&] {
+    out = Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), {}, {}, Dfa::kDead);
+    return true;
+  };
+  if (left.start() == Dfa::kDead) return empty_language();
+
+  // A row's hash is a sum over its cells, so a pair's row, which is its left state's row with
+  // a few cells changed, is hashed from that row's hash in as many steps as cells changed.
+  auto cell = [](size_t j, int32_t target) {
+    uint64_t h = (static_cast<uint64_t>(j) << 32 | static_cast<uint32_t>(target)) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+    return h * 0xBF58476D1CE4E5B9ull;
+  };
+  auto accept_term = [](uint8_t accepting) { return accepting ? 0x94D049BB133111EBull : 0x2545F4914F6CDD1Dull; };
+
+  // Blocks (equivalence classes of states): left state l, which is the pair (l, dead), is
+  // block l (`left` is minimal, so these are pairwise inequivalent); blocks of pairs follow.
+  const int32_t num_left = left.num_states();
+  std::vector<int32_t> block_rows(static_cast<size_t>(num_left) * width);
+  std::vector<uint8_t> block_accepting(num_left);
+  std::vector<uint64_t> block_hash(num_left);
+  std::vector<int32_t> core_live_cells(num_left, 0);
+  for (int32_t l = 0; l < num_left; ++l) {
+    block_accepting[l] = left.accepting(l) ? 1 : 0;
+    uint64_t h = accept_term(block_accepting[l]);
+    for (size_t j = 0; j < width; ++j) {
+      const int32_t t = left.next(l, rep[j]);
+      block_rows[l * width + j] = t;
+      h += cell(j, t);
+      core_live_cells[l] += t != Dfa::kDead;
+    }
+    block_hash[l] = h;
+  }
+  std::vector<int32_t> table;  // open addressing over block ids, -1 free
+  auto slot_of = [&](uint64_t h, uint8_t accepting, const int32_t* row) {
+    const size_t mask = table.size() - 1;
+    size_t slot = h & mask;
+    while (table[slot] >= 0) {
+      const int32_t b = table[slot];
+      if (block_hash[b] == h && block_accepting[b] == accepting &&
+          std::equal(row, row + width, block_rows.begin() + static_cast<std::ptrdiff_t>(b * width))) {
+        break;
+      }
+      slot = (slot + 1) & mask;
+    }
+    return slot;
+  };
+  auto rehash = [&](size_t capacity) {
+    table.assign(capacity, -1);
+    for (size_t b = 0; b < block_hash.size(); ++b) {
+      table[slot_of(block_hash[b], block_accepting[b], &block_rows[b * width])] = static_cast<int32_t>(b);
+    }
+  };
+  size_t capacity = 64;
+  while (capacity < 2 * block_hash.size() + 2) capacity *= 2;
+  rehash(capacity);
+
+  // Pairs (l, r) with `right` live, found depth first. A pair's row is left state l's row
+  // except in the joint classes where `right` goes on from r (the "patches", few: a name's
+  // next characters), which lead to pairs. When the pairs form no cycle (always when `right`
+  // has none; a pair met again while it is open on the stack is a cycle, and then this
+  // construction gives up), a pair's patches are finished before it, and it joins a block
+  // as it finishes: the block of an earlier state with the same acceptance and row (a left
+  // state's included), or a new one; a pair that accepts nothing is dead.
+  const int32_t num_right = right.num_states();
+  const int64_t pair_space = static_cast<int64_t>(num_left) * num_right;
+  constexpr int64_t kMaxDenseIndex = int64_t{1} << 22;
+  std::vector<int32_t> dense;
+  std::unordered_map<uint64_t, int32_t> sparse;
+  if (pair_space <= kMaxDenseIndex) dense.assign(static_cast<size_t>(pair_space), -1);
+  struct Pair {
+    int32_t l, r;
+    int32_t patch_begin, patch_end;  // its patches in `patches`: (joint class, pair or kDead)
+    int32_t block = Dfa::kDead;
+    bool open = true;  // on the stack: its patches are not all finished
+  };
+  std::vector<Pair> pairs;
+  std::vector<std::pair<int32_t, int32_t>> patches;
+  std::vector<uint8_t> core_reached(num_left, 0);
+  int64_t reached = 0;
+  auto count = [&] {
+    if (++reached > max_states) {
+      throw Error(ErrorKind::LimitExceeded,
+                  "a product of regular languages needs more than " + std::to_string(max_states) +
+                      " automaton states",
+                  "max_dfa_states");
+    }
+  };
+  auto reach_core = [&](int32_t l) {
+    if (!core_reached[l]) {
+      core_reached[l] = 1;
+      count();
+    }
+  };
+  std::vector<std::pair<int32_t, int32_t>> stack;  // (pair, next patch)
+  bool cyclic = false;
+  // The pair (l, r), r live, created (with its patches, and pushed) on first sight.
+  auto pair_of = [&](int32_t l, int32_t r) {
+    int32_t* slot;
+    if (!dense.empty()) {
+      slot = &dense[static_cast<size_t>(l) * num_right + static_cast<size_t>(r)];
+    } else {
+      slot = &sparse.try_emplace((static_cast<uint64_t>(l) << 32) | static_cast<uint32_t>(r), -1).first->second;
+    }
+    if (*slot >= 0) {
+      cyclic = cyclic || pairs[*slot].open;
+      return *slot;
+    }
+    count();
+    *slot = static_cast<int32_t>(pairs.size());
+    const auto begin = static_cast<int32_t>(patches.size());
+    for (size_t rc = 0; rc < joint_of_right.size(); ++rc) {
+      if (joint_of_right[rc].empty() || right.next(r, right_rep[rc]) == Dfa::kDead) continue;
+      for (const int32_t j : joint_of_right[rc]) patches.emplace_back(j, Dfa::kDead);
+    }
+    pairs.push_back({l, r, begin, static_cast<int32_t>(patches.size())});
+    stack.emplace_back(*slot, begin);
+    return *slot;
+  };
+  const bool right_live = right.start() != Dfa::kDead;
+  const int32_t start_pair = right_live ? pair_of(left.start(), right.start()) : Dfa::kDead;
+  if (!right_live) reach_core(left.start());
+  std::vector<int32_t> row(width);
+  while (!stack.empty()) {
+    const auto [p, k] = stack.back();
+    if (k < pairs[p].patch_end) {
+      ++stack.back().second;
+      const int32_t j = patches[k].first;
+      const int32_t l2 = left.next(pairs[p].l, rep[j]);
+      if (l2 != Dfa::kDead) {
+        const int32_t q = pair_of(l2, right.next(pairs[p].r, rep[j]));  // may push
+        if (cyclic) return false;
+        patches[k].second = q;
+      }
+      continue;
+    }
+    stack.pop_back();
+    Pair& pair = pairs[p];
+    pair.open = false;
+    const uint8_t accepting = left.accepting(pair.l) && !right.accepting(pair.r) ? 1 : 0;
+    // The row: left state l's, patched; its hash and live cells follow the patches.
+    const int32_t* core_row = &block_rows[static_cast<size_t>(pair.l) * width];
+    std::copy(core_row, core_row + width, row.begin());
+    uint64_t h = block_hash[pair.l] - accept_term(block_accepting[pair.l]) + accept_term(accepting);
+    int32_t live_cells = core_live_cells[pair.l];
+    for (int32_t i = pair.patch_begin; i < pair.patch_end; ++i) {
+      const auto [j, q] = patches[i];
+      const int32_t before = row[j], after = q == Dfa::kDead ? Dfa::kDead : pairs[q].block;
+      h += cell(j, after) - cell(j, before);
+      live_cells += (after != Dfa::kDead) - (before != Dfa::kDead);
+      row[j] = Dfa::kDead;  // patched cells are marked for the reach scan below, then set
+    }
+    if (!accepting && live_cells == 0) continue;  // the empty language: the pair is dead
+    for (size_t j = 0; j < width; ++j) {
+      if (row[j] != Dfa::kDead) reach_core(row[j]);  // unpatched cells: left states
+    }
+    for (int32_t i = pair.patch_begin; i < pair.patch_end; ++i) {
+      const auto [j, q] = patches[i];
+      row[j] = q == Dfa::kDead ? Dfa::kDead : pairs[q].block;
+    }
+    const size_t slot = slot_of(h, accepting, row.data());
+    if (table[slot] >= 0) {
+      pair.block = table[slot];
+      continue;
+    }
+    pair.block = static_cast<int32_t>(block_hash.size());
+    block_hash.push_back(h);
+    block_accepting.push_back(accepting);
+    block_rows.insert(block_rows.end(), row.begin(), row.end());
+    if (2 * block_hash.size() + 2 > table.size()) {
+      rehash(table.size() * 2);
+    } else {
+      table[slot] = pair.block;
+    }
+  }
+
+  // Renumber the blocks the start reaches breadth first, classes ascending.
+  const int32_t start_block = right_live ? pairs[start_pair].block : left.start();
+  if (start_block == Dfa::kDead) return empty_language();
+  std::vector<int32_t> order(block_hash.size(), Dfa::kDead), queue{start_block};
+  order[start_block] = 0;
+  std::vector<int32_t> trans;
+  trans.reserve(width * 64);
+  std::vector<uint8_t> accepting;
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const int32_t b = queue[q];
+    accepting.push_back(block_accepting[b]);
+    const int32_t* brow = &block_rows[static_cast<size_t>(b) * width];
+    for (size_t j = 0; j < width; ++j) {
+      const int32_t t = brow[j];
+      if (t != Dfa::kDead && order[t] == Dfa::kDead) {
+        order[t] = static_cast<int32_t>(queue.size());
+        queue.push_back(t);
+      }
+      trans.push_back(t == Dfa::kDead ? Dfa::kDead : order[t]);
+    }
+  }
+  out = Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(trans), std::move(accepting), 0);
+  return true;
+}
+
 RangeRows to_ranges(const Dfa& dfa) {
   RangeRows rows;
   if (dfa.start() == Dfa::kDead) return rows;

@@ -23,6 +23,7 @@ void run_random_tests();             // test_dfa_random.cpp
 void run_random_difference_tests();  // test_dfa_random.cpp
 void run_random_range_and_product_tests();  // test_dfa_random.cpp
 void run_random_chain_tests();  // test_dfa_random.cpp
+void run_random_repeated_item_tests();  // test_dfa_random.cpp
 
 namespace {
 
@@ -309,6 +310,7 @@ int main() {
   run_random_difference_tests();
   run_random_range_and_product_tests();
   run_random_chain_tests();
+  run_random_repeated_item_tests();
   std::printf("%d passed, %d failed\n", check::passed, check::failed);
   return check::failed == 0 ? 0 : 1;
 }

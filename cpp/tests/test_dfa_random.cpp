@@ -222,7 +222,7 @@ void run_random_difference_tests() {
   std::mt19937 rng(4242);
   const std::vector<std::string> strings = all_strings(6);
   const int programs = 1500;
-  int mismatched = 0, broken = 0, nonempty_languages = 0;
+  int mismatched = 0, broken = 0, nonempty_languages = 0, direct_built = 0, differs = 0;
   for (int t = 0; t < programs; ++t) {
     const Node left = random_node(rng, 1 + static_cast<int>(rng() % 4));
     Node right = random_node(rng, 1 + static_cast<int>(rng() % 4));
@@ -247,6 +247,24 @@ void run_random_difference_tests() {
       }
     }
     nonempty_languages += d.start() != tokensieve::Dfa::kDead;
+    if (!nested) {
+      // A finite right side takes the direct construction; it must give the automaton that
+      // the general product, determinized and minimized again, gives.
+      const tokensieve::Dfa l = dfa_checks::build(encode(left)), r = dfa_checks::build(encode(right));
+      tokensieve::Dfa direct;
+      if (tokensieve::difference_of_finite(l, r, 1 << 20, direct)) {
+        ++direct_built;
+        Program general;
+        tokensieve::append_difference(l, r, 1 << 20, general);
+        const tokensieve::Dfa g = dfa_checks::build(general);
+        if (!dfa_checks::identical(direct, g) || !dfa_checks::identical(d, g)) {
+          if (++differs <= 5) {
+            std::fprintf(stderr, "direct difference differs: %s minus %s\n", describe(left).c_str(),
+                         describe(right).c_str());
+          }
+        }
+      }
+    }
     for (const std::string& w : strings) {
       std::string rest = w;
       if (nested) {
@@ -269,7 +287,10 @@ void run_random_difference_tests() {
   CHECK(mismatched == 0);
   CHECK(broken == 0);
   CHECK(nonempty_languages > programs / 3);
-  std::printf("random differences: %d programs, %d non-empty languages\n", programs, nonempty_languages);
+  CHECK(differs == 0);
+  CHECK(direct_built > programs / 4);  // finite right sides: the bounded half, and some others
+  std::printf("random differences: %d programs, %d non-empty languages, %d built directly\n", programs,
+              nonempty_languages, direct_built);
 }
 
 namespace {
@@ -490,4 +511,77 @@ void run_random_chain_tests() {
   CHECK(dfa_checks::invariant_violation(direct).empty());
   CHECK(dfa_checks::identical(direct, dfa_checks::build(regex_program::rep(1, 1, name))));
   std::printf("random chains of choices: %d programs\n", programs);
+}
+
+namespace {
+
+// `item` repeated min..max times (max -1: unbounded) without a repetition of four copies or
+// more: min copies, then nested optional copies item(item(item)?)?, or a loop. The builder
+// determinizes no item here.
+Program unrolled(int min, int max, const Program& item) {
+  std::vector<Program> parts(static_cast<size_t>(min), item);
+  if (max < 0) {
+    parts.push_back(regex_program::star(item));
+  } else {
+    Program tail = regex_program::empty_string();
+    for (int i = max - min; i > 0; --i) {
+      tail = regex_program::alt({regex_program::seq({item, tail}), regex_program::empty_string()});
+    }
+    parts.push_back(tail);
+  }
+  return regex_program::seq(parts);
+}
+
+// A random item large enough to be determinized before it is repeated: an alternation of
+// random sequences and repetitions, its NFA 16 states or more.
+Node random_item(std::mt19937& rng) {
+  Node item;
+  item.op = tokensieve::OP_ALT;
+  for (int i = 3 + static_cast<int>(rng() % 3); i > 0; --i) item.kids.push_back(random_node(rng, 2));
+  return item;
+}
+
+}  // namespace
+
+void run_random_repeated_item_tests() {
+  std::mt19937 rng(4242);
+  const std::vector<std::string> strings = all_strings(6);
+  const int programs = 800;
+  int mismatched = 0, broken = 0, differs = 0;
+  for (int t = 0; t < programs; ++t) {
+    Node repeat;
+    repeat.op = tokensieve::OP_REPEAT;
+    repeat.min = static_cast<int>(rng() % 5);
+    repeat.max = rng() % 4 == 0 ? -1 : std::max(repeat.min, 4) + static_cast<int>(rng() % 4);
+    if (repeat.max < 0) repeat.min = std::max(repeat.min, 3);
+    repeat.kids.push_back(random_item(rng));
+    // Sometimes between neighbours, as a pattern's words are.
+    Node tree = repeat;
+    if (rng() % 2 == 0) {
+      tree.op = tokensieve::OP_SEQ;
+      tree.kids = {random_node(rng, 1), repeat, random_node(rng, 1)};
+    }
+    const tokensieve::Dfa d = dfa_checks::build(encode(tree));
+    Program general = unrolled(repeat.min, repeat.max, encode(repeat.kids[0]));
+    if (tree.op == tokensieve::OP_SEQ) {
+      general = regex_program::seq({encode(tree.kids[0]), general, encode(tree.kids[2])});
+    }
+    if (!dfa_checks::identical(d, dfa_checks::build(general))) {
+      if (++differs <= 5) std::fprintf(stderr, "repeated item differs from its unrolling: %s\n", describe(tree).c_str());
+    }
+    const std::string violation = dfa_checks::invariant_violation(d);
+    if (!violation.empty() && ++broken <= 5) std::fprintf(stderr, "%s: %s\n", violation.c_str(), describe(tree).c_str());
+    for (const std::string& w : strings) {
+      const Eval e = eval(tree, w, 1u);
+      const bool accepted = (e.ends >> w.size()) & 1;
+      if (dfa_checks::accepts(d, w) != accepted || dfa_checks::viable(d, w) != (accepted || e.over)) {
+        if (++mismatched <= 5) std::fprintf(stderr, "repeated item mismatch on \"%s\": %s\n", w.c_str(), describe(tree).c_str());
+        break;
+      }
+    }
+  }
+  CHECK(mismatched == 0);
+  CHECK(broken == 0);
+  CHECK(differs == 0);
+  std::printf("random repeated items: %d programs\n", programs);
 }

@@ -109,6 +109,16 @@ struct ProductAutomaton {
 // left side of And or Minus, both sides of Or) gives zero states.
 ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_t max_states);
 
+// L(left) \ L(right), minimal and trimmed, into `out`, when no cycle of `right` is met while
+// `left` is still live (always when `right` is a finite set of strings: "any key but these
+// names"); false otherwise, `out` untouched. `left` must be minimal. The same automaton as
+// product_dfa(left, right, Minus), without the general product and minimization: a pair
+// (l, r) with `right` still live is l's row with the few classes where `right` goes on
+// changed, the pairs form no cycle, so each is merged with an equivalent earlier state as it
+// finishes (where `right` can no longer match, the states are `left`'s own, already minimal).
+// Throws LimitExceeded past `max_states` states reached.
+bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states, Dfa& out);
+
 // Appends the OP_AUTOMATON encoding of L(left) \ L(right) to `out`, for a difference nested in
 // a larger program. Throws LimitExceeded past `max_states` pairs.
 void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out);
