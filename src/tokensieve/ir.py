@@ -80,6 +80,19 @@ def _remembered_hash(node: Seq | Alt | Repeat, fields: tuple[Any, ...]) -> int:
     return h
 
 
+def _hashes_differ(a: Seq | Alt | Repeat, b: Seq | Alt | Repeat) -> bool:
+    """Whether both nodes know their hash and the hashes differ (then they are not equal)."""
+    ha: int | None = a._hash
+    hb: int | None = b._hash
+    return ha is not None and hb is not None and ha != hb
+
+
+# The composite nodes and Bytes define ``__eq__`` (and Bytes ``__hash__``) themselves, with the
+# meaning the dataclass would give them: the dataclass-generated methods run as plain Python
+# even in the compiled package, at every level of a comparison, and value-keyed caches and
+# ``alt``'s duplicate test compare nodes often. Unequal remembered hashes end a comparison.
+
+
 @dataclass(frozen=True)
 class Bytes(_Node):
     """One byte from a set given as sorted, disjoint, inclusive ranges ``(lo, hi)``."""
@@ -113,6 +126,16 @@ class Bytes(_Node):
     def __contains__(self, byte: object) -> bool:
         return isinstance(byte, int) and any(lo <= byte <= hi for lo, hi in self.ranges)
 
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Bytes:
+            return False  # (no other type's value equals a node)
+        return self.ranges == other.ranges
+
+    def __hash__(self) -> int:
+        return hash(self.ranges)
+
 
 @dataclass(frozen=True)
 class Seq(_Node):
@@ -123,6 +146,13 @@ class Seq(_Node):
     def __hash__(self) -> int:
         return _remembered_hash(self, self.items)
 
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Seq:
+            return False  # (no other type's value equals a node)
+        return not _hashes_differ(self, other) and self.items == other.items
+
 
 @dataclass(frozen=True)
 class Alt(_Node):
@@ -132,6 +162,13 @@ class Alt(_Node):
 
     def __hash__(self) -> int:
         return _remembered_hash(self, self.items)
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Alt:
+            return False  # (no other type's value equals a node)
+        return not _hashes_differ(self, other) and self.items == other.items
 
 
 @dataclass(frozen=True)
@@ -144,6 +181,18 @@ class Repeat(_Node):
 
     def __hash__(self) -> int:
         return _remembered_hash(self, (self.item, self.min, self.max))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Repeat:
+            return False  # (no other type's value equals a node)
+        return (
+            not _hashes_differ(self, other)
+            and self.min == other.min
+            and self.max == other.max
+            and self.item == other.item
+        )
 
     def __post_init__(self) -> None:
         if self.min < 0 or (self.max is not None and self.max < self.min):
@@ -322,16 +371,28 @@ def seq(*items: Expr) -> Expr:
 def alt(*items: Expr) -> Expr:
     """Alternation, flattening nested alternations and dropping duplicates.
 
-    Duplicates are found by identity, and by equality among the first few items only:
-    hashing a large expression DAG as a tree can take exponential time, and a repeated
-    alternative never changes the language.
+    Duplicates are found by identity, and by equality among the first few items only (a
+    repeated alternative never changes the language, so finding them all is not worth a
+    comparison per pair). Equality is tested only between items of equal hash: composite
+    nodes remember their hash, while ``==`` walks both trees down to the first difference,
+    and the dataclass ``__eq__`` at every level runs as plain Python.
     """
     flat: list[Expr] = []
     seen: set[int] = set()
+    by_hash: dict[int, list[Expr]] = {}  # the first items, for the equality test
     for it in items:
         for sub in it.items if isinstance(it, Alt) else (it,):
-            if id(sub) in seen or (len(flat) <= 32 and sub in flat):
+            if id(sub) in seen:
                 continue
+            if len(flat) <= 32:
+                h = hash(sub)
+                same_hash = by_hash.get(h)
+                if same_hash is None:
+                    by_hash[h] = [sub]
+                elif sub in same_hash:
+                    continue
+                else:
+                    same_hash.append(sub)
             seen.add(id(sub))
             flat.append(sub)
     return flat[0] if len(flat) == 1 else Alt(tuple(flat))

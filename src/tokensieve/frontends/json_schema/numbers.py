@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from decimal import Decimal
+from functools import lru_cache
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import EMPTY, NOTHING, Bytes, Expr, Grammar, Repeat, alt, literal, optional, seq
@@ -49,8 +50,12 @@ def _digit_seq(digits: tuple[tuple[int, int], ...]) -> Expr:
     return seq(*(Bytes(((0x30 + a, 0x30 + b),)) for a, b in digits))
 
 
+@lru_cache(maxsize=1024)
 def uint_range(lo: int, hi: int | None) -> Expr:
-    """Canonical decimal naturals (no leading zeros) from ``lo`` to ``hi`` (None: no bound)."""
+    """Canonical decimal naturals (no leading zeros) from ``lo`` to ``hi`` (None: no bound).
+
+    Remembered, as is :func:`_int_range`: the same bounds recur across schemas (0..100,
+    1..65535), and one shared expression is also one set of lowering facts and programs."""
     if hi is not None and lo > hi:
         return NOTHING
     options: list[Expr] = []
@@ -68,6 +73,7 @@ def uint_range(lo: int, hi: int | None) -> Expr:
     return alt(*options)
 
 
+@lru_cache(maxsize=1024)
 def _int_range(lo: int | None, hi: int | None) -> Expr:
     """Integers lo..hi (None: unbounded) as ``-?`` canonical numerals; ``-0`` is zero."""
     options: list[Expr] = []
