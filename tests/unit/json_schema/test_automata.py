@@ -8,7 +8,12 @@ import random
 import pytest
 
 from tests.oracle import Oracle
-from tokensieve.frontends.json_schema.automata import DFA, dfa_from_expr, utf8_strings
+from tokensieve.frontends.json_schema.automata import (
+    DFA,
+    _with_repeated_items_determinized,
+    dfa_from_expr,
+    utf8_strings,
+)
 from tokensieve.frontends.json_schema.digits import fixed_width
 from tokensieve.frontends.json_schema.nfa import NFA, Fragment
 from tokensieve.frontends.regex import parse_regex
@@ -173,3 +178,29 @@ def test_replayed_nfa_fragments_equal_fresh_ones() -> None:
             fresh.add(label, start, end)
             replayed.add_copy(label, start, end, fragments)
     assert (replayed.edges, replayed.eps) == (fresh.edges, fresh.eps)
+
+
+def _plain_dfa(pattern: str) -> DFA:
+    """The DFA of a pattern from its NFA as written: no item determinized first."""
+    nfa = NFA()
+    start, final = nfa.state(), nfa.state()
+    nfa.add(parse_regex(pattern, search=True), start, final)
+    return DFA.from_nfa(nfa, start, final)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "determinized"),
+    [
+        ("^(?:\\S+\\s+){0,49}\\S+$", True),  # a word count: the item's DFA is a quarter of its NFA
+        ("^(?:[^\\s@]+@[^\\s@]+,\\s*){0,9}[^@]+$", True),
+        ("(?:é|ë|ü|ö|å|[0-9]{1,3}|x[a-f]*|y[g-k]+){4,}z", True),
+        ("(?:\\w+\\W+){5,8}", True),  # unanchored: inside the any-text pads
+        ("^(?:\\d{1,3}\\.){3}\\d{1,3}$", False),  # three copies: left as written
+    ],
+)
+def test_repeated_items_determinized_first_give_the_same_automaton(pattern: str, determinized: bool) -> None:
+    expr = parse_regex(pattern, search=True)
+    assert (_with_repeated_items_determinized(expr, {}) is not expr) == determinized
+    direct = dfa_from_expr(expr)
+    plain = _plain_dfa(pattern)
+    assert (direct.trans, direct.accept) == (plain.trans, plain.accept)  # minimal, numbered alike

@@ -27,7 +27,7 @@ from typing import Any
 
 from ... import _core
 from ...errors import LimitExceeded
-from ...ir import Alt, Expr, Grammar, Repeat, Seq, codepoints
+from ...ir import Alt, Automaton, Bytes, Expr, Grammar, Repeat, Seq, codepoints
 from .labeled import LabeledGraph, byte_set
 from .nfa import NFA, Edge, NotRegular
 
@@ -218,10 +218,83 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
         return known
     nfa = NFA()
     start, final = nfa.state(), nfa.state()
-    nfa.add(expr, start, final)
+    nfa.add(_with_repeated_items_determinized(expr, {}), start, final)
     dfa = DFA.from_nfa(nfa, start, final, max_states)
     _remember(expr, dfa)
     return dfa
+
+
+# A repetition of this many copies or more, of an item of this many nodes or more, repeats the
+# item's minimal DFA instead of the item (see _with_repeated_items_determinized).
+_MIN_COPIES_TO_DETERMINIZE = 4
+_MIN_ITEM_TO_DETERMINIZE = 16
+
+
+def _with_repeated_items_determinized(expr: Expr, memo: dict[int, Expr]) -> Expr:
+    """``expr`` with the item of each long repetition of a large item replaced by the item's
+    minimal DFA (an IR ``Automaton``), where that is smaller.
+
+    Copies of a nondeterministic item multiply its nondeterminism: ``(\\S+\\s+){0,49}\\S+``
+    (a word count) unrolled 20,000 NFA states, and the subset construction passed 11,500
+    states on the way to 1,350; copies of the item's 37-state DFA are a quarter of the NFA.
+    The native builder does the same for the grammar's terminals."""
+    known = memo.get(id(expr))
+    if known is not None:
+        return known
+    out = expr
+    if isinstance(expr, (Seq, Alt)):
+        items = tuple(_with_repeated_items_determinized(it, memo) for it in expr.items)
+        if any(a is not b for a, b in zip(items, expr.items, strict=True)):
+            out = Seq(items) if isinstance(expr, Seq) else Alt(items)
+    elif isinstance(expr, Repeat):
+        item = _with_repeated_items_determinized(expr.item, memo)
+        copies = expr.max if expr.max is not None else expr.min + 1
+        if copies >= _MIN_COPIES_TO_DETERMINIZE and _size_up_to(item, _MIN_ITEM_TO_DETERMINIZE) >= (
+            _MIN_ITEM_TO_DETERMINIZE
+        ):
+            try:
+                automaton = _automaton(dfa_from_expr(item))
+            except OverflowError:  # too large alone: the copies of the item decide
+                automaton = None
+            if automaton is not None:
+                size = expr_size(automaton)
+                if _size_up_to(item, size) >= size:
+                    item = automaton
+        if item is not expr.item:
+            out = Repeat(item, expr.min, expr.max)
+    memo[id(expr)] = out
+    return out
+
+
+def _size_up_to(expr: Expr, cap: int) -> int:
+    """:func:`expr_size` of ``expr``, counting no further than ``cap`` (a tree walk of a DAG
+    may be exponential; the callers only compare with a bound)."""
+    todo, size = [expr], 0
+    while todo and size < cap:
+        e = todo.pop()
+        if isinstance(e, Automaton):
+            size += expr_size(e)
+        else:
+            size += 1
+            if isinstance(e, (Seq, Alt)):
+                todo.extend(e.items)
+            elif isinstance(e, Repeat):
+                todo.append(e.item)
+    return min(size, cap)
+
+
+def _automaton(dfa: DFA) -> Expr | None:
+    """``dfa`` as an IR ``Automaton`` (one edge per state and target), None when empty."""
+    if not any(dfa.accept):
+        return None
+    states = []
+    for s, row in enumerate(dfa.trans):
+        by_target: dict[int, list[tuple[int, int]]] = {}
+        for lo, hi, t in row:
+            by_target.setdefault(t, []).append((lo, hi))
+        edges = tuple((Bytes.of(ranges), t) for t, ranges in sorted(by_target.items()))
+        states.append((dfa.accept[s], edges))
+    return Automaton(tuple(states))
 
 
 def _remember(expr: Expr, dfa: DFA) -> None:
@@ -303,9 +376,12 @@ def utf8_strings() -> DFA:
 
 
 def expr_size(expr: Expr) -> int:
-    """Number of nodes of an expression tree (a cost measure)."""
+    """Number of nodes of an expression tree (a cost measure); an automaton counts its
+    states and edges."""
     if isinstance(expr, (Seq, Alt)):
         return 1 + sum(expr_size(e) for e in expr.items)
     if isinstance(expr, Repeat):
         return 1 + expr_size(expr.item)
+    if isinstance(expr, Automaton):
+        return len(expr.states) + sum(len(edges) for _, edges in expr.states)
     return 1
