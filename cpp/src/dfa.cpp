@@ -1193,7 +1193,12 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const
 bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, const ByteClasses& cls,
                        int32_t max_states, RawDfa& raw) {
   // The chains, as item nodes: chain c is items[chain_begin[c] .. chain_begin[c + 1]).
+  // Per-state and per-edge vectors are reserved for the most the program can need (a state
+  // per BYTES node and item end, an edge per BYTES node): a name's DFA is small, and growing
+  // its vectors step by step cost a tenth of building it.
+  const auto nodes = static_cast<size_t>(ast.size());
   std::vector<int32_t> items, chain_begin{0};
+  items.reserve(nodes);
   auto add_chain = [&](int32_t node) {
     if (ast.op[node] == OP_SEQ) {
       for (int32_t i = 0; i < ast.kid_count[node]; ++i) {
@@ -1239,6 +1244,11 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
   std::vector<ByteSet> used;         // per state: the classes its edges take
   std::vector<uint8_t> item_end;     // per state: where an item ends (its chains go on)
   std::vector<uint8_t> accepting;
+  edges.reserve(nodes);
+  first_edge.reserve(nodes + 1);
+  used.reserve(nodes + 1);
+  item_end.reserve(nodes + 1);
+  accepting.reserve(nodes + 1);
   auto add_state = [&](bool at_item_end) {
     first_edge.push_back(-1);
     used.push_back(ByteSet{});
@@ -1297,8 +1307,10 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
     int32_t state, pos, begin, end;
   };
   std::vector<int32_t> members;
+  members.reserve(items.size() + chain_begin.size());  // each chain once per item it passes, and at its end
   for (int32_t c = 0; c + 1 < static_cast<int32_t>(chain_begin.size()); ++c) members.push_back(c);
   std::vector<Work> queue{{add_state(true), 0, 0, static_cast<int32_t>(members.size())}};
+  queue.reserve(nodes + 1);
   std::vector<ItemWords> group_item;  // per distinct next item at a state
   std::vector<int32_t> group_state;
   std::vector<int32_t> group_of;                 // per member: its group
