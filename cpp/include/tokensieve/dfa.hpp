@@ -111,12 +111,12 @@ ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_
 
 // L(left) \ L(right), minimal and trimmed, into `out`, when no cycle of `right` is met while
 // `left` is still live (always when `right` is a finite set of strings: "any key but these
-// names"); false otherwise, `out` untouched. `left` must be minimal. The same automaton as
-// product_dfa(left, right, Minus), without the general product and minimization: a pair
-// (l, r) with `right` still live is l's row with the few classes where `right` goes on
-// changed, the pairs form no cycle, so each is merged with an equivalent earlier state as it
-// finishes (where `right` can no longer match, the states are `left`'s own, already minimal).
-// Throws LimitExceeded past `max_states` states reached.
+// names"); false otherwise, `out` untouched. `left` must be minimal and trimmed, as every
+// built Dfa is: its states are the result's states where no name can match any more. The
+// same automaton as product_dfa(left, right, Minus), without the general product and
+// minimization: a pair (l, r) with `right` still live is l's row with the few classes where
+// `right` goes on changed; the pairs form no cycle, so each is merged with an equivalent
+// earlier state as it finishes. Throws LimitExceeded past `max_states` states reached.
 bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states, Dfa& out);
 
 // Appends the OP_AUTOMATON encoding of L(left) \ L(right) to `out`, for a difference nested in
