@@ -1015,55 +1015,6 @@ std::vector<int32_t> expand_differences(const Ast& ast, const int32_t* program, 
   return out;
 }
 
-// Appends the OP_AUTOMATON encoding of `dfa` to `out`: one edge per (state, target), labelled
-// with the bytes that lead there. An empty language is an alternation of nothing. Returns the
-// number of edges.
-int64_t append_automaton(const Dfa& dfa, std::vector<int32_t>& out) {
-  if (dfa.start() == Dfa::kDead) {
-    out.push_back(OP_ALT);
-    out.push_back(0);
-    return 0;
-  }
-  const int32_t n = dfa.num_states();
-  // Per state, its targets in ascending order; labels are written after every state's header.
-  std::vector<std::vector<int32_t>> targets(n);
-  for (int32_t s = 0; s < n; ++s) {
-    for (int b = 0; b < 256; ++b) {
-      const int32_t t = dfa.next(s, static_cast<uint8_t>(b));
-      if (t != Dfa::kDead) targets[s].push_back(t);
-    }
-    std::sort(targets[s].begin(), targets[s].end());
-    targets[s].erase(std::unique(targets[s].begin(), targets[s].end()), targets[s].end());
-  }
-  int64_t edges = 0;
-  out.push_back(OP_AUTOMATON);
-  out.push_back(n);
-  for (int32_t s = 0; s < n; ++s) {
-    edges += static_cast<int64_t>(targets[s].size());
-    out.push_back(dfa.accepting(s) ? 1 : 0);
-    out.push_back(static_cast<int32_t>(targets[s].size()));
-    out.insert(out.end(), targets[s].begin(), targets[s].end());
-  }
-  for (int32_t s = 0; s < n; ++s) {
-    for (const int32_t t : targets[s]) {
-      const size_t label_at = out.size();
-      out.push_back(OP_BYTES);
-      out.push_back(0);
-      for (int b = 0; b < 256; ++b) {
-        if (dfa.next(s, static_cast<uint8_t>(b)) != t) continue;
-        if (out.size() > label_at + 2 && out.back() + 1 == b) {
-          out.back() = b;  // extends the last range
-        } else {
-          out.push_back(b);
-          out.push_back(b);
-          ++out[label_at + 1];
-        }
-      }
-    }
-  }
-  return edges;
-}
-
 // Repetitions that unroll into this many copies or more have their item determinized first.
 constexpr int32_t kMinCopiesToDeterminize = 4;
 // ... when the item's NFA has at least this many states (a byte set or a short literal has

@@ -110,48 +110,33 @@ ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_
   return product;
 }
 
-void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out) {
-  const ProductAutomaton product = tokensieve::product(left, right, ProductOp::Minus, max_states);
-  if (product.num_states() == 0) {  // empty language: an alternation of nothing
-    out.push_back(OP_ALT);
-    out.push_back(0);
-    return;
-  }
-  // One edge per (state, target); its label is the union of its joint classes' bytes.
-  std::vector<std::vector<std::pair<int32_t, int32_t>>> rows(product.num_states());  // (target, class)
-  for (int32_t s = 0; s < product.num_states(); ++s) {
-    for (int32_t e = product.edge_begin[s]; e < product.edge_begin[s + 1]; ++e) {
-      rows[s].emplace_back(product.edge_target[e], product.edge_class[e]);
-    }
-    std::sort(rows[s].begin(), rows[s].end());
-  }
+namespace {
+
+// An automaton's edge for the OP_AUTOMATON encoding: its target and its label's byte ranges.
+struct LabeledEdge {
+  int32_t target;
+  std::vector<std::pair<int32_t, int32_t>> ranges;  // sorted by lo; overlapping or adjacent ones are joined
+};
+
+// Appends OP_AUTOMATON for states 0..n-1 (state 0 starts): each state's accept flag and its
+// edges' targets, then one OP_BYTES label per edge in the same order. Returns the edge count.
+int64_t write_automaton(const std::vector<uint8_t>& accepting, const std::vector<std::vector<LabeledEdge>>& edges,
+                        std::vector<int32_t>& out) {
+  int64_t count = 0;
   out.push_back(OP_AUTOMATON);
-  out.push_back(product.num_states());
-  for (int32_t s = 0; s < product.num_states(); ++s) {
-    out.push_back(product.accepting[s]);
-    const size_t count_at = out.size();
-    out.push_back(0);
-    for (size_t i = 0; i < rows[s].size(); ++i) {
-      if (i == 0 || rows[s][i].first != rows[s][i - 1].first) {
-        out.push_back(rows[s][i].first);
-        ++out[count_at];
-      }
-    }
+  out.push_back(static_cast<int32_t>(accepting.size()));
+  for (size_t s = 0; s < accepting.size(); ++s) {
+    out.push_back(accepting[s] ? 1 : 0);
+    out.push_back(static_cast<int32_t>(edges[s].size()));
+    for (const LabeledEdge& e : edges[s]) out.push_back(e.target);
+    count += static_cast<int64_t>(edges[s].size());
   }
-  std::vector<std::pair<int32_t, int32_t>> pairs;
-  for (const auto& row : rows) {
-    for (size_t i = 0; i < row.size();) {
-      pairs.clear();
-      size_t k = i;
-      for (; k < row.size() && row[k].first == row[i].first; ++k) {
-        const std::vector<int32_t>& r = product.class_ranges[row[k].second];
-        for (size_t p = 0; p < r.size(); p += 2) pairs.emplace_back(r[p], r[p + 1]);
-      }
-      std::sort(pairs.begin(), pairs.end());
+  for (const std::vector<LabeledEdge>& row : edges) {
+    for (const LabeledEdge& e : row) {
       const size_t label_at = out.size();
       out.push_back(OP_BYTES);
       out.push_back(0);
-      for (const auto& [lo, hi] : pairs) {
+      for (const auto& [lo, hi] : e.ranges) {
         if (out.size() > label_at + 2 && out.back() + 1 >= lo) {
           out.back() = std::max(out.back(), hi);  // join adjacent ranges
         } else {
@@ -160,9 +145,65 @@ void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, st
           ++out[label_at + 1];
         }
       }
-      i = k;
     }
   }
+  return count;
+}
+
+}  // namespace
+
+void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out) {
+  const ProductAutomaton product = tokensieve::product(left, right, ProductOp::Minus, max_states);
+  if (product.num_states() == 0) {  // empty language: an alternation of nothing
+    out.push_back(OP_ALT);
+    out.push_back(0);
+    return;
+  }
+  // One edge per (state, target); its label is the union of its joint classes' bytes.
+  std::vector<std::vector<LabeledEdge>> edges(product.num_states());
+  std::vector<std::pair<int32_t, int32_t>> row;  // (target, class)
+  for (int32_t s = 0; s < product.num_states(); ++s) {
+    row.clear();
+    for (int32_t e = product.edge_begin[s]; e < product.edge_begin[s + 1]; ++e) {
+      row.emplace_back(product.edge_target[e], product.edge_class[e]);
+    }
+    std::sort(row.begin(), row.end());
+    for (size_t i = 0; i < row.size(); ++i) {
+      if (i == 0 || row[i].first != row[i - 1].first) edges[s].push_back({row[i].first, {}});
+      const std::vector<int32_t>& r = product.class_ranges[row[i].second];
+      for (size_t p = 0; p < r.size(); p += 2) edges[s].back().ranges.emplace_back(r[p], r[p + 1]);
+    }
+    for (LabeledEdge& e : edges[s]) std::sort(e.ranges.begin(), e.ranges.end());
+  }
+  write_automaton(product.accepting, edges, out);
+}
+
+int64_t append_automaton(const Dfa& dfa, std::vector<int32_t>& out) {
+  if (dfa.start() == Dfa::kDead) {  // empty language: an alternation of nothing
+    out.push_back(OP_ALT);
+    out.push_back(0);
+    return 0;
+  }
+  // One edge per (state, target), targets ascending; its label is the bytes that lead there.
+  std::vector<std::vector<LabeledEdge>> edges(dfa.num_states());
+  std::vector<uint8_t> accepting(dfa.num_states());
+  std::vector<int32_t> edge_of(dfa.num_states(), -1);  // per target: its edge in this state's row
+  for (int32_t s = 0; s < dfa.num_states(); ++s) {
+    accepting[s] = dfa.accepting(s) ? 1 : 0;
+    std::vector<LabeledEdge>& row = edges[s];
+    for (int b = 0; b < 256; ++b) {
+      const int32_t t = dfa.next(s, static_cast<uint8_t>(b));
+      if (t == Dfa::kDead) continue;
+      if (edge_of[t] < 0) {
+        edge_of[t] = static_cast<int32_t>(row.size());
+        row.push_back({t, {}});
+      }
+      row[edge_of[t]].ranges.emplace_back(b, b);  // (adjacent bytes are joined when written)
+    }
+    for (const LabeledEdge& e : row) edge_of[e.target] = -1;
+    std::sort(row.begin(), row.end(), [](const LabeledEdge& a, const LabeledEdge& b) { return a.target < b.target; });
+  }
+  return write_automaton(accepting, edges, out);
 }
 
 bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states, Dfa& out) {

@@ -123,6 +123,11 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
 // a larger program. Throws LimitExceeded past `max_states` pairs.
 void append_difference(const Dfa& left, const Dfa& right, int32_t max_states, std::vector<int32_t>& out);
 
+// Appends the OP_AUTOMATON encoding of `dfa` (state 0 starts, as in every built Dfa) to `out`:
+// one edge per (state, target), labelled with the bytes that lead there; an empty language is an
+// alternation of nothing. Returns the number of edges.
+int64_t append_automaton(const Dfa& dfa, std::vector<int32_t>& out);
+
 // ---------------------------------------------------------------------------------------------
 // Automata over byte ranges (the JSON Schema front-end's regular operations)
 // ---------------------------------------------------------------------------------------------
