@@ -87,10 +87,22 @@ def _hashes_differ(a: Seq | Alt | Repeat, b: Seq | Alt | Repeat) -> bool:
     return ha is not None and hb is not None and ha != hb
 
 
-# The composite nodes and Bytes define ``__eq__`` (and Bytes ``__hash__``) themselves, with the
-# meaning the dataclass would give them: the dataclass-generated methods run as plain Python
-# even in the compiled package, at every level of a comparison, and value-keyed caches and
-# ``alt``'s duplicate test compare nodes often. Unequal remembered hashes end a comparison.
+# The node classes are frozen dataclasses (fields, ``repr``, immutability), but the frequent
+# ones define ``__init__``, ``__eq__`` and ``__hash__`` themselves, with the meaning the
+# dataclass would give them: the dataclass-generated methods run as plain Python even in the
+# compiled package (a generated ``__init__`` cost five times a compiled one, and a schema
+# makes thousands of nodes), and value-keyed caches and ``alt``'s duplicate test compare
+# nodes often, at every level. Unequal remembered hashes end a comparison.
+
+
+def _same_items(a: Seq | Alt, b: object) -> bool:
+    """``a == b`` for a Seq or an Alt: same class and items."""
+    if a is b:
+        return True
+    if type(b) is not type(a):
+        return False  # (no other type's value equals a node)
+    other: Seq | Alt = b  # type: ignore[assignment]
+    return not _hashes_differ(a, other) and a.items == other.items
 
 
 @dataclass(frozen=True)
@@ -98,6 +110,9 @@ class Bytes(_Node):
     """One byte from a set given as sorted, disjoint, inclusive ranges ``(lo, hi)``."""
 
     ranges: tuple[tuple[int, int], ...]
+
+    def __init__(self, ranges: tuple[tuple[int, int], ...]) -> None:
+        object.__setattr__(self, "ranges", ranges)
 
     @staticmethod
     def of(ranges: Iterable[tuple[int, int]]) -> Bytes:
@@ -143,15 +158,14 @@ class Seq(_Node):
 
     items: tuple[Expr, ...]
 
+    def __init__(self, items: tuple[Expr, ...]) -> None:
+        object.__setattr__(self, "items", items)
+
     def __hash__(self) -> int:
         return _remembered_hash(self, self.items)
 
     def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if type(other) is not Seq:
-            return False  # (no other type's value equals a node)
-        return not _hashes_differ(self, other) and self.items == other.items
+        return _same_items(self, other)
 
 
 @dataclass(frozen=True)
@@ -160,15 +174,14 @@ class Alt(_Node):
 
     items: tuple[Expr, ...]
 
+    def __init__(self, items: tuple[Expr, ...]) -> None:
+        object.__setattr__(self, "items", items)
+
     def __hash__(self) -> int:
         return _remembered_hash(self, self.items)
 
     def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        if type(other) is not Alt:
-            return False  # (no other type's value equals a node)
-        return not _hashes_differ(self, other) and self.items == other.items
+        return _same_items(self, other)
 
 
 @dataclass(frozen=True)
@@ -178,6 +191,13 @@ class Repeat(_Node):
     item: Expr
     min: int = 0
     max: int | None = None
+
+    def __init__(self, item: Expr, min: int = 0, max: int | None = None) -> None:  # noqa: A002
+        if min < 0 or (max is not None and max < min):
+            raise ValueError(f"bad repetition bounds {{{min},{max}}}")
+        object.__setattr__(self, "item", item)
+        object.__setattr__(self, "min", min)
+        object.__setattr__(self, "max", max)
 
     def __hash__(self) -> int:
         return _remembered_hash(self, (self.item, self.min, self.max))
@@ -194,10 +214,6 @@ class Repeat(_Node):
             and self.item == other.item
         )
 
-    def __post_init__(self) -> None:
-        if self.min < 0 or (self.max is not None and self.max < self.min):
-            raise ValueError(f"bad repetition bounds {{{self.min},{self.max}}}")
-
 
 @dataclass(frozen=True)
 class Ref(_Node):
@@ -205,12 +221,30 @@ class Ref(_Node):
 
     name: str
 
+    def __init__(self, name: str) -> None:
+        object.__setattr__(self, "name", name)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Ref and self.name == other.name)
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
 
 @dataclass(frozen=True)
 class Special(_Node):
     """A special token (chat marker, EOS...) matched by its id only."""
 
     token_id: int
+
+    def __init__(self, token_id: int) -> None:
+        object.__setattr__(self, "token_id", token_id)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Special and self.token_id == other.token_id)
+
+    def __hash__(self) -> int:
+        return hash(self.token_id)
 
 
 @dataclass(frozen=True)
@@ -255,11 +289,34 @@ class Unordered(_Node):
     min_count: int = 0
     max_count: int | None = None
 
-    def __post_init__(self) -> None:
-        if any(not 0 <= i < len(self.items) for i in self.required):
+    def __init__(
+        self,
+        items: tuple[Expr, ...],
+        separator: Expr,
+        required: frozenset[int] = frozenset(),
+        repeatable: Expr | None = None,
+        min_count: int = 0,
+        max_count: int | None = None,
+    ) -> None:
+        if any(not 0 <= i < len(items) for i in required):
             raise ValueError("required indices must name items")
-        if self.min_count < 0 or (self.max_count is not None and self.max_count < self.min_count):
-            raise ValueError(f"bad count bounds [{self.min_count}, {self.max_count}]")
+        if min_count < 0 or (max_count is not None and max_count < min_count):
+            raise ValueError(f"bad count bounds [{min_count}, {max_count}]")
+        object.__setattr__(self, "items", items)
+        object.__setattr__(self, "separator", separator)
+        object.__setattr__(self, "required", required)
+        object.__setattr__(self, "repeatable", repeatable)
+        object.__setattr__(self, "min_count", min_count)
+        object.__setattr__(self, "max_count", max_count)
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.items, self.separator, self.required, self.repeatable, self.min_count, self.max_count)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other or (type(other) is Unordered and self._fields() == other._fields())
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
 
 
 @dataclass(frozen=True)
@@ -274,6 +331,10 @@ class Difference(_Node):
 
     left: Expr
     right: Expr
+
+    def __init__(self, left: Expr, right: Expr) -> None:
+        object.__setattr__(self, "left", left)
+        object.__setattr__(self, "right", right)
 
 
 @dataclass(frozen=True)

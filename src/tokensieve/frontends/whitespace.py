@@ -33,6 +33,20 @@ class WhitespacePolicy:
     newlines: bool = True
     max_indent: int = 64
 
+    # Written out, with the dataclass's meaning: its generated methods stay plain Python when
+    # compiled, and policies are compared and hashed in every compile's cache keys.
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not WhitespacePolicy:
+            return NotImplemented
+        return (self.max_inline, self.newlines, self.max_indent) == (
+            other.max_inline,
+            other.newlines,
+            other.max_indent,
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.max_inline, self.newlines, self.max_indent))
+
     @staticmethod
     def default() -> WhitespacePolicy:
         return WhitespacePolicy()

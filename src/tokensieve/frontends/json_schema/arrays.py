@@ -20,8 +20,9 @@ from typing import TYPE_CHECKING, Any
 from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, Unordered, alt, literal, seq
 from . import composition
 from .keywords import count_keyword
+from .location import Location, child_pointer
 from .negation import NO_ANNOTATIONS
-from .refs import Location, Resolver, child_pointer
+from .refs import Resolver
 
 if TYPE_CHECKING:
     from .converter import Converter

@@ -29,8 +29,9 @@ from . import formats, negation
 from .disjoint import GROUPS, disjoint, disjoint_on, possible_types, says_nothing_about
 from .keywords import TYPES, check_keywords, schema_types
 from .literals import literal_value
+from .location import Location, child_pointer
 from .numbers import NumberSpec
-from .refs import Location, Resolver, child_pointer
+from .refs import Resolver
 from .strings import StringSpec
 
 if TYPE_CHECKING:

@@ -31,8 +31,9 @@ from ..whitespace import WhitespacePolicy, whitespace_expr
 from . import arrays, composition, objects, strings
 from .drafts import declared_draft, without_later_keywords
 from .keywords import check_keywords, is_trivial
+from .location import Location
 from .numbers import NumberSpec, number_expr
-from .refs import Location, Resolver
+from .refs import Resolver
 
 __all__ = ["Converter", "json_schema_to_grammar", "load_schema"]
 

@@ -25,7 +25,8 @@ from ...ir import Expr, alt, literal
 from ..regex import parse_regex
 from .automata import DFA, NotRegular, dfa_from_expr
 from .keywords import schema_types
-from .refs import Location, Resolver, child_pointer
+from .location import Location, child_pointer
+from .refs import Resolver
 
 if TYPE_CHECKING:
     from .converter import Converter

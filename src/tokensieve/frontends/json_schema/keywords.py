@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .converter import Converter
-    from .refs import Location
+    from .location import Location
 
 __all__ = ["CONSTRAINTS", "TYPES", "UNSUPPORTED", "check_keywords", "is_trivial", "schema_types"]
 

@@ -12,9 +12,9 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from ...ir import Expr, literal, seq
+from .location import Location
 from .numbers import NumberSpec, number_expr
 from .objects import Member, member_rule, object_expr
-from .refs import Location
 from .strings import json_literal_string
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .automata import DFA, utf8_strings
 from .disjoint import declared_key_language, disjoint, key_language, pattern_dfa
-from .refs import Location
+from .location import Location
 
 if TYPE_CHECKING:
     from .converter import Converter
@@ -111,7 +111,8 @@ def negate_keyword(conv: Converter, key: str, value: Any, loc: Location, keys: K
 def _one_of_fails(conv: Converter, branches: list[Any], loc: Location) -> list[Any]:
     """``oneOf`` fails when no branch matches or when two do (pairs proved disjoint skipped)."""
     from .composition import flatten
-    from .refs import Resolver, child_pointer
+    from .location import child_pointer
+    from .refs import Resolver
 
     arms = [
         flatten(conv, Resolver.enter(b, child_pointer(loc.pointer, "oneOf", j), loc.base))

@@ -30,8 +30,9 @@ from ...ir import (
 )
 from .automata import NotRegular, dfa_from_expr
 from .disjoint import disjoint, possible_types
+from .location import Location, child_pointer
 from .negated_keywords import KeySpace, negate_keyword
-from .refs import Location, Resolver, child_pointer
+from .refs import Resolver
 
 if TYPE_CHECKING:
     from .converter import Converter

@@ -262,6 +262,26 @@ class NumberSpec:
     """Whether ``type: integer`` admits ``1.0`` (draft 6 on); drafts 3 and 4 count only
     numerals without a fraction as integers."""
 
+    def __init__(  # written out: a dataclass-generated __init__ stays plain Python under mypyc
+        self,
+        pointer: str = "",
+        integer: bool = False,
+        lower: Decimal | None = None,
+        lower_strict: bool = False,
+        upper: Decimal | None = None,
+        upper_strict: bool = False,
+        multiple_of: Decimal | None = None,
+        zero_fraction_integers: bool = True,
+    ) -> None:
+        self.pointer = pointer
+        self.integer = integer
+        self.lower = lower
+        self.lower_strict = lower_strict
+        self.upper = upper
+        self.upper_strict = upper_strict
+        self.multiple_of = multiple_of
+        self.zero_fraction_integers = zero_fraction_integers
+
 
 _MAX_MODULUS = 2000
 

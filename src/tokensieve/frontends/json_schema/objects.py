@@ -32,8 +32,9 @@ from ...ir import EMPTY, NOTHING, SEAM, Alt, Difference, Expr, Repeat, Seq, Unor
 from ..json_value import json_string
 from . import composition
 from .keywords import count_keyword
+from .location import Location, child_pointer
 from .negation import NO_ANNOTATIONS
-from .refs import Location, Resolver, child_pointer
+from .refs import Resolver
 from .strings import _QUOTE, StringSpec, _escape_expr, json_literal_string, string_expr
 
 if TYPE_CHECKING:
@@ -52,6 +53,12 @@ class Member:
     value: Expr
     required: bool = False
 
+    def __init__(self, key: Expr, value: Expr, required: bool = False) -> None:
+        # Written out: a dataclass-generated __init__ stays plain Python under mypyc.
+        self.key = key
+        self.value = value
+        self.required = required
+
 
 @dataclass
 class _Shape:
@@ -61,6 +68,12 @@ class _Shape:
     required: list[str] = field(default_factory=list)
     min_props: int = 0
     max_props: int | None = None
+
+    def __init__(self) -> None:  # written out, as Member's
+        self.names = {}
+        self.required = []
+        self.min_props = 0
+        self.max_props = None
 
 
 def any_object(conv: Converter) -> Expr:

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ...errors import UnsupportedSchemaError
+from .location import Location, child_pointer
 
 __all__ = ["SUBSCHEMA", "SUBSCHEMA_LIST", "SUBSCHEMA_MAP", "BaseURI", "Location", "Resolver", "child_pointer"]
 
@@ -68,13 +68,6 @@ def join_uri(base: str, ref: str) -> str:
     if ref.startswith("#") or not ref:
         return urldefrag(base)[0] + ref
     return urljoin(base, ref)
-
-
-def child_pointer(pointer: str, *parts: str | int) -> str:
-    """Append reference tokens to a JSON pointer (escaping ``~`` and ``/``)."""
-    for p in parts:
-        pointer += "/" + str(p).replace("~", "~0").replace("/", "~1")
-    return pointer
 
 
 _Path = tuple[Any, ...]
@@ -154,32 +147,6 @@ class BaseURI(str):
     def binding(self, name: str) -> str | None:
         """The resource bound to the dynamic anchor ``name`` in this scope, if any."""
         return dict(self.dynamic).get(name)
-
-
-@dataclass(frozen=True)
-class Location:
-    """A schema together with where it is: its JSON pointer (from the root document, or
-    ``uri#pointer`` for other documents) and the base URI in force there."""
-
-    schema: Any
-    pointer: str
-    base: BaseURI
-    scope: tuple[str, ...] = ()
-    """Keys of the schemas this one was reached from *in place* (``allOf``, ``$ref``,
-    ``anyOf``...): what ``unevaluatedProperties``/``unevaluatedItems`` can see."""
-    annotates: bool = True
-    """False under a ``not``: a negation contributes no annotations."""
-
-    @property
-    def key(self) -> str:
-        return f"{self.base}#{self.pointer}"
-
-    def inside(self, child: Location) -> Location:
-        """``child`` as an in-place subschema of this one."""
-        return replace(child, scope=(*self.scope, self.key), annotates=self.annotates and child.annotates)
-
-    def with_schema(self, schema: Any) -> Location:
-        return replace(self, schema=schema)
 
 
 class Resolver:
@@ -278,14 +245,14 @@ class Resolver:
                 pointer=here.pointer,
             )
         if not fragment:
-            return replace(resource, base=scope.at(resource.base.uri))
+            return resource.with_base(scope.at(resource.base.uri))
         if not fragment.startswith("/"):
             anchor = self._anchors.get(f"{uri}#{fragment}")
             if anchor is None:
                 raise UnsupportedSchemaError(
                     f"$ref {ref!r}: no anchor {fragment!r}", keyword="$ref", pointer=here.pointer
                 )
-            return replace(anchor, base=scope.at(anchor.base.uri))
+            return anchor.with_base(scope.at(anchor.base.uri))
         node = resource.schema
         pointer = resource.pointer
         base = resource.base.uri
@@ -320,7 +287,7 @@ class Resolver:
         if outermost is None:
             return target
         anchor = self._anchors[f"{outermost}#{name}"]
-        return replace(anchor, base=target.base.at(outermost))
+        return anchor.with_base(target.base.at(outermost))
 
     @staticmethod
     def enter(schema: Any, pointer: str, base: BaseURI) -> Location:

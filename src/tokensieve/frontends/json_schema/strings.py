@@ -373,6 +373,20 @@ class StringSpec:
     languages: list[tuple[str, Expr]] = field(default_factory=list)
     excluded: list[tuple[str, Expr]] = field(default_factory=list)
 
+    def __init__(  # written out: a dataclass-generated __init__ stays plain Python under mypyc
+        self,
+        pointer: str = "",
+        min_length: int = 0,
+        max_length: int | None = None,
+        languages: list[tuple[str, Expr]] | None = None,
+        excluded: list[tuple[str, Expr]] | None = None,
+    ) -> None:
+        self.pointer = pointer
+        self.min_length = min_length
+        self.max_length = max_length
+        self.languages = [] if languages is None else languages
+        self.excluded = [] if excluded is None else excluded
+
     def content_dfa(self) -> DFA | None:
         """The combined content automaton, or None when only lengths constrain the string."""
         if not self.languages and not self.excluded:
