@@ -22,6 +22,7 @@ from pathlib import Path
 MODULES = [
     "tokensieve/ir.py",
     "tokensieve/compiler/lower.py",
+    "tokensieve/compiler/terminal_cache.py",
     "tokensieve/frontends/charsets.py",
     "tokensieve/frontends/regex.py",
     "tokensieve/frontends/regex_parser.py",

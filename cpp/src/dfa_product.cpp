@@ -248,6 +248,12 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
   std::vector<uint8_t> block_accepting(num_left);
   std::vector<uint64_t> block_hash(num_left);
   std::vector<int32_t> core_live_cells(num_left, 0);
+  // Per left state, the distinct left states its row leads to, with how many cells lead to
+  // each (core_targets[core_target_begin[l] ..]): a pair's row reaches those its patches
+  // leave in place, found without scanning the row.
+  std::vector<int32_t> core_target_begin{0};
+  std::vector<std::pair<int32_t, int32_t>> core_targets;
+  std::vector<int32_t> cells_to(num_left, 0);
   for (int32_t l = 0; l < num_left; ++l) {
     block_accepting[l] = left.accepting(l) ? 1 : 0;
     uint64_t h = accept_term(block_accepting[l]);
@@ -255,8 +261,15 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
       const int32_t t = left.next(l, rep[j]);
       block_rows[l * width + j] = t;
       h += cell(j, t);
-      core_live_cells[l] += t != Dfa::kDead;
+      if (t != Dfa::kDead && cells_to[t]++ == 0) core_targets.emplace_back(t, 0);
     }
+    for (size_t i = static_cast<size_t>(core_target_begin.back()); i < core_targets.size(); ++i) {
+      auto& [t, n] = core_targets[i];
+      n = cells_to[t];
+      core_live_cells[l] += n;
+      cells_to[t] = 0;
+    }
+    core_target_begin.push_back(static_cast<int32_t>(core_targets.size()));
     block_hash[l] = h;
   }
   std::vector<int32_t> table;  // open addressing over block ids, -1 free
@@ -348,7 +361,6 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
   const bool right_live = right.start() != Dfa::kDead;
   const int32_t start_pair = right_live ? pair_of(left.start(), right.start()) : Dfa::kDead;
   if (!right_live) reach_core(left.start());
-  std::vector<int32_t> row(width);
   while (!stack.empty()) {
     const auto [p, k] = stack.back();
     if (k < pairs[p].patch_end) {
@@ -366,9 +378,13 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
     Pair& pair = pairs[p];
     pair.open = false;
     const uint8_t accepting = left.accepting(pair.l) && !right.accepting(pair.r) ? 1 : 0;
-    // The row: left state l's, patched; its hash and live cells follow the patches.
+    // The row: left state l's, patched, written where a new block's row goes (and dropped
+    // when an equal block exists); its hash and live cells follow the patches.
+    const size_t row_at = block_rows.size();
+    block_rows.resize(row_at + width);
+    int32_t* row = &block_rows[row_at];
     const int32_t* core_row = &block_rows[static_cast<size_t>(pair.l) * width];
-    std::copy(core_row, core_row + width, row.begin());
+    std::copy(core_row, core_row + width, row);
     uint64_t h = block_hash[pair.l] - accept_term(block_accepting[pair.l]) + accept_term(accepting);
     int32_t live_cells = core_live_cells[pair.l];
     for (int32_t i = pair.patch_begin; i < pair.patch_end; ++i) {
@@ -376,25 +392,29 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
       const int32_t before = row[j], after = q == Dfa::kDead ? Dfa::kDead : pairs[q].block;
       h += cell(j, after) - cell(j, before);
       live_cells += (after != Dfa::kDead) - (before != Dfa::kDead);
-      row[j] = Dfa::kDead;  // patched cells are marked for the reach scan below, then set
+      if (before != Dfa::kDead) ++cells_to[before];  // a cell of the left row patched away
+      row[j] = after;
     }
-    if (!accepting && live_cells == 0) continue;  // the empty language: the pair is dead
-    for (size_t j = 0; j < width; ++j) {
-      if (row[j] != Dfa::kDead) reach_core(row[j]);  // unpatched cells: left states
+    const bool dead = !accepting && live_cells == 0;  // the empty language
+    // The left states the unpatched cells lead to are reached (counted against the limit).
+    for (int32_t i = core_target_begin[pair.l]; i < core_target_begin[pair.l + 1]; ++i) {
+      const auto [t, n] = core_targets[i];
+      if (!dead && cells_to[t] < n) reach_core(t);
+      cells_to[t] = 0;
     }
-    for (int32_t i = pair.patch_begin; i < pair.patch_end; ++i) {
-      const auto [j, q] = patches[i];
-      row[j] = q == Dfa::kDead ? Dfa::kDead : pairs[q].block;
+    if (dead) {
+      block_rows.resize(row_at);
+      continue;
     }
-    const size_t slot = slot_of(h, accepting, row.data());
+    const size_t slot = slot_of(h, accepting, row);
     if (table[slot] >= 0) {
       pair.block = table[slot];
+      block_rows.resize(row_at);
       continue;
     }
     pair.block = static_cast<int32_t>(block_hash.size());
     block_hash.push_back(h);
     block_accepting.push_back(accepting);
-    block_rows.insert(block_rows.end(), row.begin(), row.end());
     if (2 * block_hash.size() + 2 > table.size()) {
       rehash(table.size() * 2);
     } else {
@@ -406,23 +426,26 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
   const int32_t start_block = right_live ? pairs[start_pair].block : left.start();
   if (start_block == Dfa::kDead) return empty_language();
   std::vector<int32_t> order(block_hash.size(), Dfa::kDead), queue{start_block};
+  queue.reserve(block_hash.size());
   order[start_block] = 0;
-  std::vector<int32_t> trans;
-  trans.reserve(width * 64);
-  std::vector<uint8_t> accepting;
+  std::vector<int32_t> trans(block_hash.size() * width);  // at most every block, cut below
+  std::vector<uint8_t> accepting(block_hash.size());
   for (size_t q = 0; q < queue.size(); ++q) {
     const int32_t b = queue[q];
-    accepting.push_back(block_accepting[b]);
+    accepting[q] = block_accepting[b];
     const int32_t* brow = &block_rows[static_cast<size_t>(b) * width];
+    int32_t* out_row = &trans[q * width];
     for (size_t j = 0; j < width; ++j) {
       const int32_t t = brow[j];
       if (t != Dfa::kDead && order[t] == Dfa::kDead) {
         order[t] = static_cast<int32_t>(queue.size());
         queue.push_back(t);
       }
-      trans.push_back(t == Dfa::kDead ? Dfa::kDead : order[t]);
+      out_row[j] = t == Dfa::kDead ? Dfa::kDead : order[t];
     }
   }
+  trans.resize(queue.size() * width);
+  accepting.resize(queue.size());
   out = Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(trans), std::move(accepting), 0);
   return true;
 }

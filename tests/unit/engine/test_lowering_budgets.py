@@ -8,6 +8,8 @@ parser at each byte: keeping a string whole is worth a larger construction.
 
 from __future__ import annotations
 
+import pytest
+
 import tokensieve as ts
 
 VOCAB = ts.Vocabulary([b"a", b'"', b"/", b":", b"<eos>"], eos_token_ids=[4], special_token_ids=[4])
@@ -72,27 +74,21 @@ def test_a_choice_too_large_alone_is_not_tried_with_each_pair_of_neighbours() ->
     assert m.accept_bytes(f'x"{names[0]}"y'.encode()) and m.is_accepting()
 
 
-def test_the_pieces_of_counted_terminals_are_built_once() -> None:
+def test_the_pieces_of_counted_terminals_are_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # A word-count pattern under maxLength runs as counted terminals whose unit labels (the
     # JSON spellings of \S and \s) recur in every unit and every property that uses it: each
     # distinct piece is built once, not once per use.
-    from typing import Any
-
     from tokensieve.compiler.compiled import TerminalCache
     from tokensieve.compiler.lower import lower
     from tokensieve.frontends.json_schema import json_schema_to_grammar
 
-    built: list[tuple[bytes, int]] = []
+    from .native_builds import record_native_builds
 
-    class Counting(TerminalCache):
-        def _dfa(self, program: bytes, max_states: int) -> Any:
-            built.append((program, max_states))
-            return super()._dfa(program, max_states)
-
+    built = record_native_builds(monkeypatch).programs
     words = {"type": "string", "maxLength": 200, "pattern": "^(?:\\S+\\s+){0,19}\\S+$"}
     schema = {"type": "object", "properties": {name: words for name in ("a", "b", "c")}}
     limits = ts.Limits()
-    cache = Counting(VOCAB, limits)
+    cache = TerminalCache(VOCAB, limits)
     grammar = json_schema_to_grammar(schema, property_order="any")
     lowered = lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units)
     assert any(not isinstance(t, int) and type(t).__name__ == "CountedTerminal" for t in lowered.terminals)

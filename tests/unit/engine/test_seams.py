@@ -10,11 +10,15 @@ from __future__ import annotations
 from array import array
 from typing import Any
 
+import pytest
+
 import tokensieve as ts
 from tokensieve.compiler.compiled import TerminalCache
 from tokensieve.compiler.lower import lower
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 from tokensieve.ir import SEAM, Grammar, Ref, alt, literal, seq
+
+from .native_builds import record_native_builds
 
 VOCAB = ts.Vocabulary([b"a", b"b", b"ab", b"ba", b"<eos>"], eos_token_ids=[4], special_token_ids=[4])
 
@@ -94,26 +98,16 @@ def test_member_values_share_one_automaton_across_schemas() -> None:
     assert not any(has_colon(p) for p in second - first)
 
 
-def test_other_keys_share_their_string_automaton_across_schemas() -> None:
+def test_other_keys_share_their_string_automaton_across_schemas(monkeypatch: pytest.MonkeyPatch) -> None:
     """An object's "any other key" is a difference, JSON string minus the declared names: its
     left operand is the same in every object, so it is built once and only the product is new."""
-    built: list[tuple[bytes, int]] = []
-
-    class Counting(TerminalCache):
-        def _dfa(self, program: bytes, max_states: int) -> Any:
-            built.append((program, max_states))
-            return super()._dfa(program, max_states)
-
+    built = record_native_builds(monkeypatch)
     limits = ts.Limits()
-    cache = Counting(VOCAB, limits)
+    cache = TerminalCache(VOCAB, limits)
     for names in (["alpha", "beta"], ["gamma"], ["delta", "epsilon", "zeta"]):
         schema = {"type": "object", "properties": {n: {"type": "integer"} for n in names}}
         lower(json_schema_to_grammar(schema, property_order="any"), cache.get, limits, cache.get_counted)
-    differences = [(p, m) for p, m in built if array("i", p[:4])[0] == 5]  # OP_DIFFERENCE
-    assert len(differences) == 3
-    # Operands are built under the difference's own state cap; the same program may also be a
-    # terminal of its own (a string value), built under the terminal budget.
-    left_operands = [
-        p for p, m in built if any(m == dm and d[4:].startswith(p) for d, dm in differences)
-    ]
-    assert len(left_operands) == 1  # the JSON string, built for the first schema only
+    assert len(built.products) == 3
+    # Every product's left operand is the JSON string: one automaton, built for the first
+    # schema and taken from the cache for the others.
+    assert len({id(left) for left, _, _ in built.products}) == 1

@@ -70,6 +70,44 @@ def load_schema(schema: Any) -> dict[str, Any] | bool:
         raise UnsupportedSchemaError(f"cannot derive a JSON Schema from {schema!r}: {exc}") from exc
 
 
+# Keywords that never make a value invalid (annotations).
+_ANNOTATIONS = frozenset(
+    {"title", "description", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"}
+)
+# The JSON type names a Python value has, whatever the draft: only an integral float is
+# left out (an "integer" from draft 6 on, not in drafts 3 and 4), so jsonschema decides it.
+_JSON_TYPES: dict[type, frozenset[str]] = {
+    type(None): frozenset({"null"}),
+    bool: frozenset({"boolean"}),
+    int: frozenset({"integer", "number"}),
+    str: frozenset({"string"}),
+    list: frozenset({"array"}),
+    dict: frozenset({"object"}),
+}
+
+
+def _typed_only_verdict(value: Any, schema: Any) -> bool | None:
+    """Whether ``value`` is valid under ``schema`` when that schema is a boolean or holds no
+    keyword but ``type`` and annotations; None otherwise (jsonschema then decides)."""
+    if isinstance(schema, bool):
+        return schema
+    if not isinstance(schema, dict) or any(k != "type" and k not in _ANNOTATIONS for k in schema):
+        return None
+    if "type" not in schema:
+        return True
+    declared = schema["type"]
+    names = [declared] if isinstance(declared, str) else declared
+    if not isinstance(names, list) or not all(n in _TYPE_NAMES for n in names):
+        return None  # "any" (draft 3), a schema inside "type", a misspelling: jsonschema's call
+    if type(value) is float:
+        return None if "integer" in names and value.is_integer() else "number" in names
+    have = _JSON_TYPES.get(type(value))
+    return None if have is None else any(n in have for n in names)
+
+
+_TYPE_NAMES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
+
+
 def json_schema_to_grammar(
     schema: dict[str, Any] | bool | str | type,
     *,
@@ -385,6 +423,9 @@ class Converter:
         """Whether ``value`` is valid under the schema at ``loc`` (jsonschema, formats checked)."""
         from .validate import make_validator
 
+        plain = _typed_only_verdict(value, loc.schema)
+        if plain is not None:  # the usual enum: its other keywords are a type and annotations
+            return plain
         if self._validator is None:
             self._validator = make_validator(self.root, self.resolver)
         try:
