@@ -23,6 +23,7 @@ nonterminal ``n``, ``-(t + 1)`` is terminal ``t``.
 
 from __future__ import annotations
 
+import struct
 import sys
 import time
 from array import array
@@ -247,7 +248,15 @@ if array("i").itemsize != 4:  # programs are int32 words for the native builder
     raise ImportError("tokensieve needs a platform whose C int has 32 bits")
 
 
+# Packers for short runs of native int32 words (a node's header, a byte set's ranges): a
+# prepared struct packs three words in half the time a new array takes.
+_PACKERS = [struct.Struct(f"={n}i") for n in range(17)]
+
+
 def _words(*values: int) -> bytes:
+    if len(values) < len(_PACKERS):
+        packed: bytes = _PACKERS[len(values)].pack(*values)
+        return packed
     return array("i", values).tobytes()
 
 
