@@ -10,8 +10,7 @@ declares one Python module target per extension (the shared code module and one 
 module per compiled file) and where the wheel installs it.
 
 The list below is the modules that compile and pay: IR construction, the regex and JSON Schema
-front-ends, their automata, and the lowering. ``refs.py`` stays Python (its ``BaseURI``
-subclasses ``str``, which a compiled class cannot).
+front-ends, their automata, and the lowering.
 """
 
 from __future__ import annotations
@@ -44,6 +43,7 @@ MODULES = [
     "tokensieve/frontends/json_schema/nfa.py",
     "tokensieve/frontends/json_schema/numbers.py",
     "tokensieve/frontends/json_schema/objects.py",
+    "tokensieve/frontends/json_schema/refs.py",
     "tokensieve/frontends/json_schema/strings.py",
 ]
 

@@ -31,7 +31,7 @@ from ..whitespace import WhitespacePolicy, whitespace_expr
 from . import arrays, composition, objects, strings
 from .drafts import declared_draft, without_later_keywords
 from .keywords import check_keywords, is_trivial
-from .location import Location
+from .location import BaseURI, Location
 from .numbers import NumberSpec, number_expr
 from .refs import Resolver
 
@@ -182,9 +182,9 @@ class Converter:
         self.property_order = property_order
         self.relax: bool | frozenset[str] = relax if isinstance(relax, bool) else frozenset(relax)
         self.resolver = Resolver(root, documents)
-        self._ref_rules: dict[tuple[int, str], Expr] = {}
+        self._ref_rules: dict[tuple[int, BaseURI], Expr] = {}
         self._keep_alive: list[object] = []  # schemas whose ids key the memos
-        self._all_of_rules: dict[tuple[tuple[int, str], ...], tuple[Expr, list[Location]]] = {}
+        self._all_of_rules: dict[tuple[tuple[int, BaseURI], ...], tuple[Expr, list[Location]]] = {}
         self._inlining: list[int] = []
         self._validator: Any = None
         self._names = 0

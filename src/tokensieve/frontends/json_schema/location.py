@@ -1,20 +1,76 @@
-"""Where a schema is: :class:`Location` (a schema, its JSON pointer, the base URI in force)
-and :func:`child_pointer`.
+"""Where a schema is: :class:`Location` (a schema, its JSON pointer, the base URI in force),
+:class:`BaseURI` and :func:`child_pointer`.
 
-Kept apart from :mod:`.refs` so that it is compiled with the rest of the front-end (``refs``
-stays plain Python: its :class:`~.refs.BaseURI` subclasses ``str``): the converter makes a
-location for every subschema it visits, and a dataclass-generated ``__init__`` would run as
-plain Python each time.
+The converter makes a location for every subschema it visits and keys its memos by them, so
+these are compiled classes with their methods written out (a dataclass-generated
+``__init__`` or ``__hash__`` would run as plain Python even when compiled).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Mapping
+from typing import Any, Final
 
-if TYPE_CHECKING:
-    from .refs import BaseURI
+__all__ = ["BaseURI", "Bindings", "Location", "child_pointer"]
 
-__all__ = ["Location", "child_pointer"]
+
+Bindings = tuple[tuple[str, str], ...]
+"""``$dynamicAnchor`` name -> URI of the outermost resource in the dynamic scope defining it,
+sorted by name."""
+
+
+class BaseURI:
+    """The base URI in force at a schema location, with the dynamic scope that reached it.
+
+    ``uri`` is the URI (``str(base)`` too). Equality and hashing also include ``dynamic``, the
+    bindings of the contested ``$dynamicAnchor`` names (see :mod:`.refs`): a base without
+    bindings equals the plain URI string, and hashes like it. Immutable.
+    """
+
+    def __init__(
+        self, uri: str, dynamic: Bindings = (), definers: Mapping[str, frozenset[str]] | None = None
+    ) -> None:
+        self.uri: Final = uri
+        self.dynamic: Final = dynamic
+        self.definers: Final[Mapping[str, frozenset[str]]] = {} if definers is None else definers
+        """Resource URI -> contested dynamic anchor names it defines (shared by the Resolver)."""
+
+    def __str__(self) -> str:
+        return self.uri
+
+    def __repr__(self) -> str:
+        return f"BaseURI({self.uri!r}, {self.dynamic!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, BaseURI):
+            return self.uri == other.uri and self.dynamic == other.dynamic
+        if isinstance(other, str):
+            return not self.dynamic and self.uri == other
+        return NotImplemented
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((self.uri, self.dynamic)) if self.dynamic else hash(self.uri)
+
+    def at(self, uri: str) -> BaseURI:
+        """The base URI ``uri`` in the same dynamic scope."""
+        return BaseURI(uri, self.dynamic, self.definers)
+
+    def joined(self) -> BaseURI:
+        """This base once its resource has joined the dynamic scope (a reference is
+        followed from it): it binds the contested names it defines that are still free."""
+        bound = dict(self.dynamic)
+        fresh = {name: self.uri for name in self.definers.get(self.uri, ()) if name not in bound}
+        if not fresh:  # the outermost definer of a name stays bound
+            return self
+        return BaseURI(self.uri, tuple(sorted({**bound, **fresh}.items())), self.definers)
+
+    def binding(self, name: str) -> str | None:
+        """The resource bound to the dynamic anchor ``name`` in this scope, if any."""
+        return dict(self.dynamic).get(name)
 
 
 def child_pointer(pointer: str, *parts: str | int) -> str:

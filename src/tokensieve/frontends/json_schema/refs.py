@@ -29,7 +29,7 @@ from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ...errors import UnsupportedSchemaError
-from .location import Location, child_pointer
+from .location import BaseURI, Location, child_pointer
 
 __all__ = ["SUBSCHEMA", "SUBSCHEMA_LIST", "SUBSCHEMA_MAP", "BaseURI", "Location", "Resolver", "child_pointer"]
 
@@ -80,73 +80,14 @@ def _spelled(pointer: str | _Path) -> str:
     if isinstance(pointer, str):
         return pointer
     parts: list[tuple[Any, ...]] = []
-    while not isinstance(pointer, str):
-        parts.append(pointer[1:])
-        pointer = pointer[0]
-    for tokens in reversed(parts):
-        pointer = child_pointer(pointer, *tokens)
-    return pointer
-
-
-Bindings = tuple[tuple[str, str], ...]
-"""``$dynamicAnchor`` name -> URI of the outermost resource in the dynamic scope defining it,
-sorted by name."""
-
-
-class BaseURI(str):
-    """The base URI in force at a schema location, with the dynamic scope that reached it.
-
-    As a ``str`` it is the URI. Equality and hashing also include ``dynamic``, the bindings
-    of the contested ``$dynamicAnchor`` names (see the module docstring): a base without
-    bindings equals the plain URI string.
-    """
-
-    dynamic: Bindings
-    definers: Mapping[str, frozenset[str]]
-    """Resource URI -> contested dynamic anchor names it defines (shared by the Resolver)."""
-
-    def __new__(
-        cls, uri: str, dynamic: Bindings = (), definers: Mapping[str, frozenset[str]] | None = None
-    ) -> BaseURI:
-        self = super().__new__(cls, uri)
-        self.dynamic = dynamic
-        self.definers = {} if definers is None else definers
-        return self
-
-    @property
-    def uri(self) -> str:
-        return str.__str__(self)
-
-    def __eq__(self, other: object) -> bool:  # str's methods: no copies, cached hashes
-        if isinstance(other, BaseURI):
-            return str.__eq__(self, other) and self.dynamic == other.dynamic
-        if isinstance(other, str):
-            return not self.dynamic and str.__eq__(self, other)
-        return NotImplemented
-
-    def __ne__(self, other: object) -> bool:  # str's own __ne__ would ignore the bindings
-        equal = self.__eq__(other)
-        return equal if equal is NotImplemented else not equal
-
-    def __hash__(self) -> int:
-        return hash((str.__hash__(self), self.dynamic)) if self.dynamic else str.__hash__(self)
-
-    def at(self, uri: str) -> BaseURI:
-        """The base URI ``uri`` in the same dynamic scope."""
-        return BaseURI(uri, self.dynamic, self.definers)
-
-    def joined(self) -> BaseURI:
-        """This base once its resource has joined the dynamic scope (a reference is
-        followed from it): it binds the contested names it defines that are still free."""
-        bound = dict(self.dynamic)
-        fresh = {name: self.uri for name in self.definers.get(self.uri, ()) if name not in bound}
-        if not fresh:  # the outermost definer of a name stays bound
-            return self
-        return BaseURI(self.uri, tuple(sorted({**bound, **fresh}.items())), self.definers)
-
-    def binding(self, name: str) -> str | None:
-        """The resource bound to the dynamic anchor ``name`` in this scope, if any."""
-        return dict(self.dynamic).get(name)
+    node: Any = pointer
+    while not isinstance(node, str):
+        parts.append(node[1:])
+        node = node[0]
+    spelled: str = node
+    for i in range(len(parts) - 1, -1, -1):  # (not reversed(): mypyc 2.4 fails to compile it here)
+        spelled = child_pointer(spelled, *parts[i])
+    return spelled
 
 
 class Resolver:
