@@ -1,16 +1,34 @@
 """IR nodes compare and hash by value (``tokensieve.ir``), and ``alt`` drops duplicates.
 
-The node classes define ``__eq__`` (and ``Bytes`` its ``__hash__``) by hand, so that the
-compiled package compares nodes in compiled code; they must mean what the dataclass
-methods meant: equal classes and equal fields.
+The frequent node classes define ``__init__``, ``__eq__`` and ``__hash__`` by hand, so that
+the compiled package builds and compares nodes in compiled code; they must mean what the
+dataclass methods meant: equal classes and equal fields, and the frozen fields.
 """
 
 from __future__ import annotations
 
+import dataclasses
+
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tokensieve.ir import EMPTY, Alt, Bytes, Expr, Repeat, Seq, alt, literal, seq
+from tokensieve.frontends.whitespace import WhitespacePolicy
+from tokensieve.ir import (
+    EMPTY,
+    Alt,
+    Bytes,
+    Difference,
+    Expr,
+    Ref,
+    Repeat,
+    Seq,
+    Special,
+    Unordered,
+    alt,
+    literal,
+    seq,
+)
 
 _leaves = st.sampled_from([Bytes(((97, 97),)), Bytes(((97, 98),)), Bytes(((48, 57), (97, 102))), EMPTY])
 
@@ -58,3 +76,53 @@ def test_alt_drops_equal_items_that_are_distinct_objects() -> None:
     one, other = literal("key"), seq(Bytes(((107, 107),)), Bytes(((101, 101),)), Bytes(((121, 121),)))
     assert one is not other and one == other
     assert alt(one, literal("x"), other) == Alt((one, literal("x")))
+
+
+def _fields(node: object) -> tuple[object, ...]:
+    return tuple(getattr(node, f.name) for f in dataclasses.fields(node))  # type: ignore[arg-type]
+
+
+@given(
+    st.sampled_from(["a", "b"]),
+    st.sampled_from(["a", "b"]),
+    st.integers(0, 2),
+    st.integers(0, 2),
+    st.sampled_from([None, 3]),
+    st.booleans(),
+)
+def test_hand_written_methods_mean_the_dataclass_ones(
+    n1: str, n2: str, t1: int, t2: int, most: int | None, repeatable: bool
+) -> None:
+    a, b = Bytes(((97, 97),)), Bytes(((98, 98),))
+    pairs = [
+        (Ref(n1), Ref(n2)),
+        (Special(t1), Special(t2)),
+        (Difference(Ref(n1), a), Difference(Ref(n2), a)),
+        (
+            Unordered((a, Ref(n1)), b, frozenset({0}), a if repeatable else None, t1, most),
+            Unordered((a, Ref(n2)), b, frozenset({0}), None, t2, most),
+        ),
+        (WhitespacePolicy(t1, repeatable, 8), WhitespacePolicy(t2, True, 8)),
+    ]
+    for x, y in pairs:
+        assert (x == y) == (_fields(x) == _fields(y))
+        assert (x != y) == (_fields(x) != _fields(y))
+        if x == y:
+            assert hash(x) == hash(y)
+        assert x == type(x)(*_fields(x))  # the __init__ takes the fields, in order
+        assert x != "a" and x != Seq(())
+
+
+def test_nodes_stay_frozen() -> None:
+    for node in (Bytes(((97, 97),)), Seq(()), Alt(()), Repeat(EMPTY, 0, 1), Ref("a"), Special(1)):
+        with pytest.raises((dataclasses.FrozenInstanceError, AttributeError)):
+            node.items = ()  # type: ignore[misc, union-attr]
+
+
+def test_bad_bounds_are_refused_at_construction() -> None:
+    with pytest.raises(ValueError, match="repetition bounds"):
+        Repeat(EMPTY, 2, 1)
+    with pytest.raises(ValueError, match="count bounds"):
+        Unordered((literal("a"),), literal(","), frozenset(), None, 3, 1)
+    with pytest.raises(ValueError, match="required indices"):
+        Unordered((literal("a"),), literal(","), frozenset({1}))
