@@ -255,8 +255,11 @@ _PACKERS = [struct.Struct(f"={n}i") for n in range(17)]
 
 def _words(*values: int) -> bytes:
     if len(values) < len(_PACKERS):
-        packed: bytes = _PACKERS[len(values)].pack(*values)
-        return packed
+        try:
+            packed: bytes = _PACKERS[len(values)].pack(*values)
+            return packed
+        except struct.error:
+            pass  # a value past int32: the array below raises its OverflowError, as ever
     return array("i", values).tobytes()
 
 
@@ -972,7 +975,7 @@ class _Lowering:
             if expr.min == 0:
                 return star
             nt = self.new_nonterminal("repeat")
-            self.add_production(nt, item * expr.min + [star])
+            self.add_production(nt, self.repeated(item, expr.min) + [star])
             return nt
         # upto_k ::= ε | item upto_{k-1}: linear in the bound, no exponential unrolling.
         optional_tail: int | None = None
@@ -982,15 +985,18 @@ class _Lowering:
             self.add_production(nt, item + ([optional_tail] if optional_tail is not None else []))
             optional_tail = nt
         nt = self.new_nonterminal("repeat")
-        rhs: list[int] = []
-        for _ in range(expr.min):
-            rhs.extend(item)
-            if len(rhs) > self.limits.max_productions:
-                raise LimitExceeded("a repetition needs too many parser symbols", limit="max_productions")
+        rhs = self.repeated(item, expr.min)
         if optional_tail is not None:
             rhs.append(optional_tail)
         self.add_production(nt, rhs)
         return nt
+
+    def repeated(self, item: list[int], count: int) -> list[int]:
+        """``item`` ``count`` times over, as one right-hand side (refused, not built, past
+        ``max_productions`` symbols: a ``minItems`` of 2^33 would not fit in memory)."""
+        if len(item) * count > self.limits.max_productions:
+            raise LimitExceeded("a repetition needs too many parser symbols", limit="max_productions")
+        return item * count
 
     def run(self) -> LoweredGrammar:
         self.pending: list[tuple[int, Expr]] = []

@@ -92,17 +92,20 @@ class TerminalCache:
         programs; None: the empty string), or None when the pieces do not suit a counter (too
         large, or not deterministic as a loop: see ``cpp/include/tokensieve/counted.hpp``)."""
         budget = self.limits.max_terminal_states
+        native_max = _native_max_count(max_count)
 
         def dfa(program: bytes | None) -> Any:
             return None if program is None else self._piece(program, budget)
 
         def build() -> Any:
+            if min_count > _MAX_NATIVE_COUNT:
+                return None
             try:
                 return _core.CountedTerminal(
                     dfa(prefix),
                     dfa(item),
                     min_count,
-                    -1 if max_count is None else max_count,
+                    native_max,
                     dfa(suffix),
                     self.native_vocab,
                     self.slice,
@@ -130,8 +133,11 @@ class TerminalCache:
         ``CountedTerminal.from_units``)."""
         accepting, edges = units
         budget = self.limits.max_terminal_states
+        native_max = _native_max_count(max_count)
 
         def build() -> Any:
+            if min_count > _MAX_NATIVE_COUNT:
+                return None
             try:
                 labels = {program: self._piece(program, budget) for _, _, program in edges}
                 return _core.CountedTerminal.from_units(
@@ -139,7 +145,7 @@ class TerminalCache:
                     list(accepting),
                     [(s, t, labels[program]) for s, t, program in edges],
                     min_count,
-                    -1 if max_count is None else max_count,
+                    native_max,
                     None if suffix is None else self._piece(suffix, budget),
                     self.native_vocab,
                     self.slice,
@@ -195,6 +201,18 @@ class TerminalCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
         return entry
+
+
+# The native counter counts in int32. A lower bound past that gets no counter (the lowering's
+# other ways then refuse it under their own limits); an upper bound past it is no bound: only
+# an output of more than 2^31 - 1 units (characters, items), which no generation reaches,
+# tells "maxLength: 4294967295" from no maxLength.
+_MAX_NATIVE_COUNT = 2**31 - 1
+
+
+def _native_max_count(max_count: int | None) -> int:
+    """The native counter's upper bound for ``max_count``: -1 for none."""
+    return -1 if max_count is None or max_count > _MAX_NATIVE_COUNT else max_count
 
 
 # The process-wide caches (see TerminalCache.shared), a few, least recently used first out.

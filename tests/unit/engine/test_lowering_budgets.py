@@ -93,3 +93,26 @@ def test_the_pieces_of_counted_terminals_are_built_once(monkeypatch: pytest.Monk
     lowered = lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units)
     assert any(not isinstance(t, int) and type(t).__name__ == "CountedTerminal" for t in lowered.terminals)
     assert len(built) == len(set(built))
+
+
+def test_a_length_bound_past_the_native_counter_is_no_bound() -> None:
+    # "maxLength": 4294967295 (a uint32 maximum) is common; the native counter counts in int32,
+    # and only an output of more than 2^31 - 1 characters could tell that bound from none.
+    grammar = ts.Compiler(VOCAB).json_schema({"type": "string", "minLength": 2, "maxLength": 2**32 - 1})
+    m = ts.Matcher(grammar)
+    assert m.accept_token(1) and m.accept_token(0)  # "a
+    assert not m.accept_token(1)  # "a" is one character short
+    assert m.accept_token(0) and m.accept_token(1) and m.is_terminated() is False
+    assert m.accept_token(4)  # "aa" then EOS
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"type": "string", "minLength": 2**33}, {"type": "array", "minItems": 2**33}],
+)
+def test_a_lower_bound_past_every_limit_is_refused_at_once(schema: dict[str, object]) -> None:
+    # Not a TypeError from the native counter, nor a MemoryError from a right-hand side of 2^33
+    # symbols: a limit, named.
+    with pytest.raises(ts.LimitExceeded) as info:
+        ts.Compiler(VOCAB).json_schema(schema)
+    assert info.value.limit == "max_productions"
