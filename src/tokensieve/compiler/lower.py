@@ -264,6 +264,7 @@ def _words(*values: int) -> bytes:
 
 
 _EMPTY_SEQ = _words(OP_SEQ, 0)
+_MAX_PARSER_COUNT = 2**31 - 1  # the native parser's member counts are int32
 
 
 def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, bytes]) -> None:
@@ -951,7 +952,15 @@ class _Lowering:
         items = [self.single_nonterminal(it, "item") for it in expr.items]
         separator = self.single_nonterminal(expr.separator, "separator")
         rest = -1 if expr.repeatable is None else self.single_nonterminal(expr.repeatable, "repeatable")
-        max_count = -1 if expr.max_count is None else expr.max_count
+        # The parser counts members in int32: past that, an upper bound is none (no output
+        # reaches it) and a lower bound is refused.
+        if expr.min_count > _MAX_PARSER_COUNT:
+            raise LimitExceeded(
+                f"an object of at least {expr.min_count} members needs too many parser symbols",
+                limit="max_productions",
+            )
+        bounded = expr.max_count is not None and expr.max_count <= _MAX_PARSER_COUNT
+        max_count = expr.max_count if bounded and expr.max_count is not None else -1
         row = [nt, separator, rest, expr.min_count, max_count, len(items), *items, *sorted(expr.required)]
         self.out.unordered.append(row)
         return nt

@@ -108,11 +108,33 @@ def test_a_length_bound_past_the_native_counter_is_no_bound() -> None:
 
 @pytest.mark.parametrize(
     "schema",
-    [{"type": "string", "minLength": 2**33}, {"type": "array", "minItems": 2**33}],
+    [
+        {"type": "array", "maxItems": 2**32, "items": {"type": "integer"}},
+        {"type": "object", "maxProperties": 2**40},
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "maxProperties": 2**40},
+        {"type": "array", "contains": {"type": "integer"}, "maxContains": 2**40},
+    ],
 )
-def test_a_lower_bound_past_every_limit_is_refused_at_once(schema: dict[str, object]) -> None:
+@pytest.mark.parametrize("order", ["any", "declared"])
+def test_every_upper_bound_past_int32_is_no_bound(schema: dict[str, object], order: str) -> None:
+    bounded = {k: v for k, v in schema.items() if not k.startswith("max")}
+    compiler = ts.Compiler(VOCAB)
+    got = compiler.json_schema(schema, property_order=order)  # type: ignore[arg-type]
+    assert got.stats.terminals == compiler.json_schema(bounded, property_order=order).stats.terminals  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {"type": "string", "minLength": 2**33},
+        {"type": "array", "minItems": 2**33},
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "minProperties": 2**40},
+    ],
+)
+@pytest.mark.parametrize("order", ["any", "declared"])
+def test_a_lower_bound_past_every_limit_is_refused_at_once(schema: dict[str, object], order: str) -> None:
     # Not a TypeError from the native counter, nor a MemoryError from a right-hand side of 2^33
     # symbols: a limit, named.
     with pytest.raises(ts.LimitExceeded) as info:
-        ts.Compiler(VOCAB).json_schema(schema)
+        ts.Compiler(VOCAB).json_schema(schema, property_order=order)  # type: ignore[arg-type]
     assert info.value.limit == "max_productions"
