@@ -42,6 +42,7 @@ __all__ = [
     "EMPTY",
     "Expr",
     "Grammar",
+    "MAX_COUNT",
     "NOTHING",
     "SEAM",
     "Ref",
@@ -384,6 +385,13 @@ Expr = (
 )
 
 SEAM: Expr = Seam()
+
+MAX_COUNT = 2**31 - 1
+"""The largest count the compiler runs (its counters are int32): an upper bound of a
+``Repeat``, ``Unordered`` or ``CountedAutomaton`` past it is read as no bound (only an output
+of more than 2^31 - 1 items could tell them apart, and no generation writes one), and a lower
+bound past it is refused with ``LimitExceeded``. Front-ends read such upper bounds in their
+sources (``"maxLength": 4294967295``, a uint32 maximum, is common) the same way."""
 
 EMPTY: Expr = Seq(())
 NOTHING: Expr = Alt(())

@@ -33,6 +33,7 @@ from typing import Any
 
 from ..errors import GrammarSyntaxError, LimitExceeded
 from ..ir import (
+    MAX_COUNT,
     Alt,
     Automaton,
     Bytes,
@@ -264,7 +265,12 @@ def _words(*values: int) -> bytes:
 
 
 _EMPTY_SEQ = _words(OP_SEQ, 0)
-_MAX_PARSER_COUNT = 2**31 - 1  # the native parser's member counts are int32
+
+
+def native_max_count(max_count: int | None) -> int:
+    """An upper count bound as the native parser and counters take it: -1 for none, which a
+    bound past :data:`~tokensieve.ir.MAX_COUNT` is too."""
+    return -1 if max_count is None or max_count > MAX_COUNT else max_count
 
 
 def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, bytes]) -> None:
@@ -952,15 +958,13 @@ class _Lowering:
         items = [self.single_nonterminal(it, "item") for it in expr.items]
         separator = self.single_nonterminal(expr.separator, "separator")
         rest = -1 if expr.repeatable is None else self.single_nonterminal(expr.repeatable, "repeatable")
-        # The parser counts members in int32: past that, an upper bound is none (no output
-        # reaches it) and a lower bound is refused.
-        if expr.min_count > _MAX_PARSER_COUNT:
+        # The parser counts members in int32 (see ir.MAX_COUNT).
+        if expr.min_count > MAX_COUNT:
             raise LimitExceeded(
                 f"an object of at least {expr.min_count} members needs too many parser symbols",
                 limit="max_productions",
             )
-        bounded = expr.max_count is not None and expr.max_count <= _MAX_PARSER_COUNT
-        max_count = expr.max_count if bounded and expr.max_count is not None else -1
+        max_count = native_max_count(expr.max_count)
         row = [nt, separator, rest, expr.min_count, max_count, len(items), *items, *sorted(expr.required)]
         self.out.unordered.append(row)
         return nt

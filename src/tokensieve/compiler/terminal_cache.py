@@ -16,9 +16,10 @@ import numpy as np
 
 from .. import _core
 from ..errors import LimitExceeded
+from ..ir import MAX_COUNT
 from ..limits import Limits
 from ..vocabulary import Vocabulary
-from .lower import OP_DIFFERENCE, Fragment
+from .lower import OP_DIFFERENCE, Fragment, native_max_count
 from .native_vocab import native_vocabulary, string_slice
 
 __all__ = ["TerminalCache"]
@@ -92,13 +93,13 @@ class TerminalCache:
         programs; None: the empty string), or None when the pieces do not suit a counter (too
         large, or not deterministic as a loop: see ``cpp/include/tokensieve/counted.hpp``)."""
         budget = self.limits.max_terminal_states
-        native_max = _native_max_count(max_count)
+        native_max = native_max_count(max_count)
 
         def dfa(program: bytes | None) -> Any:
             return None if program is None else self._piece(program, budget)
 
         def build() -> Any:
-            if min_count > _MAX_NATIVE_COUNT:
+            if min_count > MAX_COUNT:  # no counter: the lowering's other ways refuse it
                 return None
             try:
                 return _core.CountedTerminal(
@@ -133,10 +134,10 @@ class TerminalCache:
         ``CountedTerminal.from_units``)."""
         accepting, edges = units
         budget = self.limits.max_terminal_states
-        native_max = _native_max_count(max_count)
+        native_max = native_max_count(max_count)
 
         def build() -> Any:
-            if min_count > _MAX_NATIVE_COUNT:
+            if min_count > MAX_COUNT:  # no counter: the lowering's other ways refuse it
                 return None
             try:
                 labels = {program: self._piece(program, budget) for _, _, program in edges}
@@ -201,18 +202,6 @@ class TerminalCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
         return entry
-
-
-# The native counter counts in int32. A lower bound past that gets no counter (the lowering's
-# other ways then refuse it under their own limits); an upper bound past it is no bound: only
-# an output of more than 2^31 - 1 units (characters, items), which no generation reaches,
-# tells "maxLength: 4294967295" from no maxLength.
-_MAX_NATIVE_COUNT = 2**31 - 1
-
-
-def _native_max_count(max_count: int | None) -> int:
-    """The native counter's upper bound for ``max_count``: -1 for none."""
-    return -1 if max_count is None or max_count > _MAX_NATIVE_COUNT else max_count
 
 
 # The process-wide caches (see TerminalCache.shared), a few, least recently used first out.

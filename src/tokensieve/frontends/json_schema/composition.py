@@ -23,11 +23,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GrammarSyntaxError, UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import NOTHING, Expr, alt
+from ...ir import MAX_COUNT, NOTHING, Expr, alt
 from ..regex import parse_regex
 from . import formats, negation
 from .disjoint import GROUPS, disjoint, disjoint_on, possible_types, says_nothing_about
-from .keywords import NO_BOUND_PAST, TYPES, check_keywords, schema_types
+from .keywords import TYPES, check_keywords, schema_types
 from .literals import literal_value
 from .location import Location, child_pointer
 from .numbers import NumberSpec
@@ -433,7 +433,7 @@ def tighten_string(conv: Converter, spec: StringSpec, loc: Location) -> None:
     lo, hi = s.get("minLength"), s.get("maxLength")
     if isinstance(lo, (int, float)) and not isinstance(lo, bool):
         spec.min_length = max(spec.min_length, int(-(-lo // 1)))
-    if isinstance(hi, (int, float)) and not isinstance(hi, bool) and hi <= NO_BOUND_PAST:
+    if isinstance(hi, (int, float)) and not isinstance(hi, bool) and hi <= MAX_COUNT:
         spec.max_length = int(hi) if spec.max_length is None else min(spec.max_length, int(hi))
     pattern = s.get("pattern")
     if isinstance(pattern, str):

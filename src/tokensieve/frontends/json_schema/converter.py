@@ -30,7 +30,7 @@ from ..json_value import json_number, json_string
 from ..whitespace import WhitespacePolicy, whitespace_expr
 from . import arrays, composition, objects, strings
 from .drafts import declared_draft, without_later_keywords
-from .keywords import check_keywords, is_trivial
+from .keywords import TYPES, check_keywords, is_trivial
 from .location import BaseURI, Location
 from .numbers import NumberSpec, number_expr
 from .refs import Resolver
@@ -97,15 +97,12 @@ def _typed_only_verdict(value: Any, schema: Any) -> bool | None:
         return True
     declared = schema["type"]
     names = [declared] if isinstance(declared, str) else declared
-    if not isinstance(names, list) or not all(n in _TYPE_NAMES for n in names):
+    if not isinstance(names, list) or not all(n in TYPES for n in names):
         return None  # "any" (draft 3), a schema inside "type", a misspelling: jsonschema's call
     if type(value) is float:
         return None if "integer" in names and value.is_integer() else "number" in names
     have = _JSON_TYPES.get(type(value))
     return None if have is None else any(n in have for n in names)
-
-
-_TYPE_NAMES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
 
 
 def json_schema_to_grammar(

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ...ir import MAX_COUNT
+
 if TYPE_CHECKING:
     from .converter import Converter
     from .location import Location
@@ -115,19 +117,13 @@ def check_keywords(conv: Converter, loc: Location) -> None:
         conv.unsupported("required must be a list of strings", "required", loc.pointer)
 
 
-NO_BOUND_PAST = 2**31 - 1
-"""An upper bound (``maxLength``, ``maxItems``, ``maxProperties``, ``maxContains``) past this is
-read as no bound: only a value of more than 2^31 - 1 characters, items, members or matches
-could tell the two apart, and no generation writes one. ``"maxLength": 4294967295`` (a uint32
-maximum) is common, and the grammar's counters count in int32."""
-
-
 def count_keyword(schema: dict[str, Any], key: str) -> int | None:
     """A non-negative count keyword (``minItems``...): integers, or floats such as ``2.0``;
-    None when absent, malformed, or an upper bound past :data:`NO_BOUND_PAST`."""
+    None when absent, malformed, or an upper bound (``maxItems``...) past
+    :data:`~tokensieve.ir.MAX_COUNT`, which reads as no bound."""
     v = schema.get(key)
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or v < 0:
         return None
-    if key.startswith("max") and v > NO_BOUND_PAST:
+    if key.startswith("max") and v > MAX_COUNT:
         return None
     return int(v)
