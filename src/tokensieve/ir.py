@@ -368,8 +368,10 @@ class CountedAutomaton(_Node):
     max: int | None = None
     # The same language without a counter, built on demand by the front-end that made the
     # node, for consumers that need a plain regular expression (a set difference); None when
-    # there is none. Not part of the node's value.
-    expanded: Callable[[], Expr] | None = field(default=None, compare=False, repr=False)
+    # there is none. Not part of the node's value. It takes the grammar to add rules to
+    # rather than holding one: the grammar holds this node, and a cycle between them would
+    # keep the whole grammar alive until the garbage collector runs.
+    expanded: Callable[[Grammar], Expr] | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.units:

@@ -95,19 +95,16 @@ class TerminalCache:
         budget = self.limits.max_terminal_states
         native_max = native_max_count(max_count)
 
-        def dfa(program: bytes | None) -> Any:
-            return None if program is None else self._piece(program, budget)
-
         def build() -> Any:
             if min_count > MAX_COUNT:  # no counter: the lowering's other ways refuse it
                 return None
             try:
                 return _core.CountedTerminal(
-                    dfa(prefix),
-                    dfa(item),
+                    self._optional_piece(prefix, budget),
+                    self._optional_piece(item, budget),
                     min_count,
                     native_max,
-                    dfa(suffix),
+                    self._optional_piece(suffix, budget),
                     self.native_vocab,
                     self.slice,
                     self.limits.max_boundary_nodes,
@@ -189,6 +186,10 @@ class TerminalCache:
         recur: the JSON string left of every "any other key", and the labels of a word-count
         pattern's units (one schema asked for 359 label DFAs, 42 of them distinct)."""
         return self._remembered(("dfa", program, max_states), lambda: self._dfa(program, max_states))
+
+    def _optional_piece(self, program: bytes | None, max_states: int) -> Any:
+        """:meth:`_piece`, or None for no program (the empty string)."""
+        return None if program is None else self._piece(program, max_states)
 
     def _remembered(self, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
         """The entry for ``key``, built outside the lock on a miss (None is an entry too)."""

@@ -158,28 +158,30 @@ def _position_parts(shapes: list[tuple[list[Location], Location | None]], i: int
 def _sequence(conv: Converter, prefix: list[Expr], rest: Expr, lo: int, hi: int | None) -> Expr:
     """``[`` items ``]``: position i < len(prefix) is ``prefix[i]``, later ones ``rest``."""
     sep = seq(conv.ws, literal(","), conv.ws)
-    n = len(prefix)
-
-    def tail(i: int) -> Expr:
-        """Items from position i on (i >= 1), each after a comma."""
-        if hi is not None and i >= hi:
-            return EMPTY if i >= lo else NOTHING
-        if i >= n:
-            if rest == NOTHING:
-                return EMPTY if i >= lo else NOTHING
-            return Repeat(seq(sep, rest), max(lo - i, 0), None if hi is None else hi - i)
-        more = seq(sep, prefix[i], tail(i + 1))
-        return more if i < lo else alt(EMPTY, more)
-
     options = []
     if lo == 0:
         options.append(seq(literal("["), conv.ws, literal("]")))
-    first = prefix[0] if n else rest
+    first = prefix[0] if prefix else rest
     if first != NOTHING and (hi is None or hi >= 1):
-        body = seq(first, tail(1))
+        body = seq(first, _items_after(sep, prefix, rest, lo, hi, 1))
         if body != NOTHING:
             options.append(seq(literal("["), conv.ws, body, conv.ws, literal("]")))
     return alt(*options) if options else NOTHING
+
+
+def _items_after(sep: Expr, prefix: list[Expr], rest: Expr, lo: int, hi: int | None, start: int) -> Expr:
+    """Items from position ``start`` on, each after a comma: built from the last position
+    that differs (past the prefix or at ``hi``) back to ``start``."""
+    n = len(prefix)
+    i = max(start, n if hi is None else min(n, hi))
+    if (hi is not None and i >= hi) or rest == NOTHING:
+        tail = EMPTY if i >= lo else NOTHING
+    else:  # past the prefix: the rest, as many as the bounds still allow
+        tail = Repeat(seq(sep, rest), max(lo - i, 0), None if hi is None else hi - i)
+    for j in range(i - 1, start - 1, -1):
+        more = seq(sep, prefix[j], tail)
+        tail = more if j < lo else alt(EMPTY, more)
+    return tail
 
 
 def _contains(
@@ -234,60 +236,90 @@ def _contains(
         states *= cap + 1
     if states > _MAX_COUNT_STATES:
         conv.unsupported("contains counts need too many grammar states", "contains", pointer)
-    kinds: dict[tuple[int, int], Expr] = {}
-
-    def kind(position: int, matched: int) -> Expr:
-        """Items at ``position`` (capped at the prefix width) matching exactly ``matched``."""
-        key = (min(position, width), matched)
-        if key not in kinds:
-            parts = list(position_parts[position] if position < width else rest_parts)
-            for i, cond in enumerate(conds):
-                parts.append(
-                    cond if matched >> i & 1 else _negated(conv, cond)
-                )
-            kinds[key] = _conj_value(conv, parts)[0]
-        return kinds[key]
-
-    sep = seq(conv.ws, literal(","), conv.ws)
-    names: dict[tuple[int, tuple[int, ...]], Ref] = {}
-
-    def done(n: int, counts: tuple[int, ...]) -> bool:
-        return n >= lo and all(c >= b[0] for c, b in zip(counts, bounds, strict=True))
-
-    def steps(n: int, counts: tuple[int, ...], lead: Expr) -> list[Expr]:
-        """``lead`` then one more item at position n, for every kind that keeps counts legal."""
-        if hi is not None and n >= hi:
-            return []
-        nn = n + 1 if hi is not None else min(n + 1, cap_l)
-        out = []
-        for matched in range(1 << len(conds)):
-            bumped = tuple(min(c + (matched >> i & 1), caps[i]) for i, c in enumerate(counts))
-            if any(b[1] is not None and c > b[1] for c, b in zip(bumped, bounds, strict=True)):
-                continue
-            item = kind(n, matched)
-            if item != NOTHING:
-                out.append(seq(lead, item, state(nn, bumped)))
-        return out
-
-    def state(n: int, counts: tuple[int, ...]) -> Ref:
-        """n items written (capped), ``counts`` of them matching each contains: what may follow."""
-        key = (n, counts)
-        if key not in names:
-            name = conv.fresh_name("contains")
-            conv.grammar.rules[name] = NOTHING
-            names[key] = Ref(name)
-            opts = ([EMPTY] if done(n, counts) else []) + steps(n, counts, sep)
-            conv.grammar.rules[name] = alt(*opts) if opts else NOTHING
-        return names[key]
-
+    counts = _ContainsCounts(conv, position_parts, rest_parts, conds, bounds, caps, lo, hi, cap_l)
     zero = tuple(0 for _ in conds)
-    firsts = steps(0, zero, EMPTY)
+    firsts = counts.steps(0, zero, EMPTY)
     options = []
-    if done(0, zero):
+    if counts.done(0, zero):
         options.append(seq(literal("["), conv.ws, literal("]")))
     if firsts:
         options.append(seq(literal("["), conv.ws, alt(*firsts), conv.ws, literal("]")))
     return alt(*options) if options else NOTHING
+
+
+class _ContainsCounts:
+    """The grammar states of :func:`_contains`: a rule per (items written, capped; counts of
+    them matching each ``contains``), made on first use.
+
+    A class rather than closures inside :func:`_contains`: mutually recursive closures are a
+    reference cycle, which would keep the whole conversion alive until the garbage collector
+    runs."""
+
+    def __init__(
+        self,
+        conv: Converter,
+        position_parts: list[list[Location]],
+        rest_parts: list[Location],
+        conds: list[Location],
+        bounds: list[tuple[int, int | None]],
+        caps: list[int],
+        lo: int,
+        hi: int | None,
+        cap_l: int,
+    ) -> None:
+        self.conv = conv
+        self.position_parts = position_parts
+        self.rest_parts = rest_parts
+        self.conds = conds
+        self.bounds = bounds
+        self.caps = caps
+        self.lo = lo
+        self.hi = hi
+        self.cap_l = cap_l
+        self.sep = seq(conv.ws, literal(","), conv.ws)
+        self.kinds: dict[tuple[int, int], Expr] = {}
+        self.names: dict[tuple[int, tuple[int, ...]], Ref] = {}
+
+    def kind(self, position: int, matched: int) -> Expr:
+        """Items at ``position`` (capped at the prefix width) matching exactly ``matched``."""
+        width = len(self.position_parts)
+        key = (min(position, width), matched)
+        if key not in self.kinds:
+            parts = list(self.position_parts[position] if position < width else self.rest_parts)
+            for i, cond in enumerate(self.conds):
+                parts.append(cond if matched >> i & 1 else _negated(self.conv, cond))
+            self.kinds[key] = _conj_value(self.conv, parts)[0]
+        return self.kinds[key]
+
+    def done(self, n: int, counts: tuple[int, ...]) -> bool:
+        return n >= self.lo and all(c >= b[0] for c, b in zip(counts, self.bounds, strict=True))
+
+    def steps(self, n: int, counts: tuple[int, ...], lead: Expr) -> list[Expr]:
+        """``lead`` then one more item at position n, for every kind that keeps counts legal."""
+        if self.hi is not None and n >= self.hi:
+            return []
+        nn = n + 1 if self.hi is not None else min(n + 1, self.cap_l)
+        out = []
+        for matched in range(1 << len(self.conds)):
+            bumped = tuple(min(c + (matched >> i & 1), self.caps[i]) for i, c in enumerate(counts))
+            if any(b[1] is not None and c > b[1] for c, b in zip(bumped, self.bounds, strict=True)):
+                continue
+            item = self.kind(n, matched)
+            if item != NOTHING:
+                out.append(seq(lead, item, self.state(nn, bumped)))
+        return out
+
+    def state(self, n: int, counts: tuple[int, ...]) -> Ref:
+        """n items written (capped), ``counts`` of them matching each contains: what may follow."""
+        key = (n, counts)
+        if key not in self.names:
+            grammar = self.conv.grammar
+            name = self.conv.fresh_name("contains")
+            grammar.rules[name] = NOTHING
+            self.names[key] = Ref(name)
+            opts = ([EMPTY] if self.done(n, counts) else []) + self.steps(n, counts, self.sep)
+            grammar.rules[name] = alt(*opts) if opts else NOTHING
+        return self.names[key]
 
 
 def _negated(conv: Converter, loc: Location) -> Location:

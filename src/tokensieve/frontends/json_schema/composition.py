@@ -55,34 +55,39 @@ def flatten(conv: Converter, loc: Location) -> list[Location]:
 
 def _flatten(conv: Converter, loc: Location) -> list[Location]:
     out: list[Location] = []
-    active: list[int] = []
-
-    def add(here: Location) -> None:
-        s = here.schema
-        if s is True:
-            return
-        if s is False or not isinstance(s, dict):
-            out.append(Location(False, here.pointer, here.base))
-            return
-        if id(s) in active:  # A = allOf[A, ...]: A is already part of the conjunction
-            return
-        check_keywords(conv, here)
-        active.append(id(s))
-        out.append(here)
-        ref = s.get("$ref")
-        if isinstance(ref, str):
-            add(here.inside(conv.resolver.resolve(ref, here)))
-        dyn = s.get("$dynamicRef")
-        if isinstance(dyn, str):
-            add(here.inside(conv.resolver.resolve_dynamic(dyn, here)))
-        for i, sub in enumerate(s.get("allOf") or []):
-            add(here.inside(Resolver.enter(sub, child_pointer(here.pointer, "allOf", i), here.base)))
-        for extra in _rewrites(here):
-            out.append(extra)
-        active.pop()
-
-    add(loc)
+    _add_conjuncts(conv, loc, out, [])
     return out
+
+
+def _add_conjuncts(conv: Converter, here: Location, out: list[Location], active: list[int]) -> None:
+    """Append the schema at ``here`` and the conjuncts it implies (``$ref``, ``allOf``,
+    rewritten dependencies) to ``out``; ``active`` holds the ids of the schemas being added.
+
+    A module-level function rather than a closure: a recursive closure is a reference cycle,
+    which would keep the whole conversion alive until the garbage collector runs."""
+    s = here.schema
+    if s is True:
+        return
+    if s is False or not isinstance(s, dict):
+        out.append(Location(False, here.pointer, here.base))
+        return
+    if id(s) in active:  # A = allOf[A, ...]: A is already part of the conjunction
+        return
+    check_keywords(conv, here)
+    active.append(id(s))
+    out.append(here)
+    ref = s.get("$ref")
+    if isinstance(ref, str):
+        _add_conjuncts(conv, here.inside(conv.resolver.resolve(ref, here)), out, active)
+    dyn = s.get("$dynamicRef")
+    if isinstance(dyn, str):
+        _add_conjuncts(conv, here.inside(conv.resolver.resolve_dynamic(dyn, here)), out, active)
+    for i, sub in enumerate(s.get("allOf") or []):
+        where = Resolver.enter(sub, child_pointer(here.pointer, "allOf", i), here.base)
+        _add_conjuncts(conv, here.inside(where), out, active)
+    for extra in _rewrites(here):
+        out.append(extra)
+    active.pop()
 
 
 def _rewrites(loc: Location) -> list[Location]:

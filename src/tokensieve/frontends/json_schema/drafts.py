@@ -62,24 +62,25 @@ def without_later_keywords(root: Any, draft: int) -> Any:
     dropped = {k for since, keys in _SINCE.items() if since > draft for k in keys}
     if not dropped:
         return root
+    return _without(root, dropped, draft)
 
-    def walk(s: Any) -> Any:
-        if not isinstance(s, dict):
-            return s
-        out: dict[str, Any] = {}
-        for key, value in s.items():
-            if key in dropped:
-                continue
-            if draft <= 7 and "$ref" in s and key not in _BESIDE_REF:
-                continue  # up to draft-07 a $ref object's other keywords are ignored
-            if key in SUBSCHEMA_LIST and isinstance(value, list):
-                out[key] = [walk(v) for v in value]
-            elif key in _SUB:
-                out[key] = walk(value)
-            elif key in SUBSCHEMA_MAP and isinstance(value, dict):
-                out[key] = {name: walk(v) for name, v in value.items()}
-            else:
-                out[key] = value
-        return out
 
-    return walk(root)
+def _without(s: Any, dropped: set[str], draft: int) -> Any:
+    """The schema ``s`` without the keywords in ``dropped`` (recursively; a copy)."""
+    if not isinstance(s, dict):
+        return s
+    out: dict[str, Any] = {}
+    for key, value in s.items():
+        if key in dropped:
+            continue
+        if draft <= 7 and "$ref" in s and key not in _BESIDE_REF:
+            continue  # up to draft-07 a $ref object's other keywords are ignored
+        if key in SUBSCHEMA_LIST and isinstance(value, list):
+            out[key] = [_without(v, dropped, draft) for v in value]
+        elif key in _SUB:
+            out[key] = _without(value, dropped, draft)
+        elif key in SUBSCHEMA_MAP and isinstance(value, dict):
+            out[key] = {name: _without(v, dropped, draft) for name, v in value.items()}
+        else:
+            out[key] = value
+    return out

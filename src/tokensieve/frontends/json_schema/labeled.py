@@ -24,6 +24,38 @@ def byte_set(ranges: tuple[tuple[int, int], ...]) -> Bytes:
     return Bytes.of(ranges)
 
 
+# State elimination's helpers are module functions, not closures inside
+# LabeledGraph.to_expr: closures that call each other are a reference cycle, which would keep
+# the expressions alive until the garbage collector runs.
+
+
+def _link(out: dict[int, dict[int, Expr]], into: dict[int, set[int]], p: int, q: int, e: Expr) -> None:
+    """Add ``e`` to the label of the edge p -> q (as an alternative to the one there)."""
+    old = out[p].get(q)
+    out[p][q] = e if old is None else alt(old, e)
+    into[q].add(p)
+
+
+def _elimination_cost(out: dict[int, dict[int, Expr]], into: dict[int, set[int]], x: int) -> int:
+    """The number of edges eliminating state x creates."""
+    return (len(into[x]) - (x in into[x])) * (len(out[x]) - (x in out[x]))
+
+
+def _node_count(e: Expr, sizes: dict[int, tuple[Expr, int]]) -> int:
+    """Nodes of ``e`` counted as a tree, remembered per object in ``sizes``."""
+    hit = sizes.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    if isinstance(e, (Seq, Alt)):
+        nodes = 1 + sum(_node_count(item, sizes) for item in e.items)
+    elif isinstance(e, Repeat):
+        nodes = 1 + _node_count(e.item, sizes)
+    else:
+        nodes = 1
+    sizes[id(e)] = (e, nodes)
+    return nodes
+
+
 @dataclass
 class LabeledGraph:
     """An automaton whose edges carry IR expressions; state 0 starts.
@@ -46,21 +78,12 @@ class LabeledGraph:
         init, final = n, n + 1
         out: dict[int, dict[int, Expr]] = {s: {} for s in range(n + 2)}
         into: dict[int, set[int]] = {s: set() for s in range(n + 2)}
-
-        def link(p: int, q: int, e: Expr) -> None:
-            old = out[p].get(q)
-            out[p][q] = e if old is None else alt(old, e)
-            into[q].add(p)
-
-        link(init, 0, EMPTY)
+        _link(out, into, init, 0, EMPTY)
         for s in range(n):
             for t, label in self.edges[s].items():
-                link(s, t, label)
+                _link(out, into, s, t, label)
             if self.accept[s]:
-                link(s, final, EMPTY)
-
-        def cost(x: int) -> int:  # the edges eliminating x creates
-            return (len(into[x]) - (x in into[x])) * (len(out[x]) - (x in out[x]))
+                _link(out, into, s, final, EMPTY)
 
         # States go cheapest first, ties by number. The heap may hold outdated costs: an
         # entry counts only while it matches the state's current cost, and every change
@@ -68,27 +91,13 @@ class LabeledGraph:
         # Sizes of the subexpressions met so far, by object (kept alive by the entry): each
         # new edge expression shares its parts with older ones.
         sizes: dict[int, tuple[Expr, int]] = {}
-
-        def size(e: Expr) -> int:
-            hit = sizes.get(id(e))
-            if hit is not None and hit[0] is e:
-                return hit[1]
-            if isinstance(e, (Seq, Alt)):
-                nodes = 1 + sum(size(item) for item in e.items)
-            elif isinstance(e, Repeat):
-                nodes = 1 + size(e.item)
-            else:
-                nodes = 1
-            sizes[id(e)] = (e, nodes)
-            return nodes
-
         remaining = set(range(n))
-        heap = [(cost(x), x) for x in range(n)]
+        heap = [(_elimination_cost(out, into, x), x) for x in range(n)]
         heapq.heapify(heap)
         total = 0
         while remaining:
             c, s = heapq.heappop(heap)
-            if s not in remaining or c != cost(s):
+            if s not in remaining or c != _elimination_cost(out, into, s):
                 continue
             remaining.discard(s)
             neighbours = (into[s] | out[s].keys()) & remaining
@@ -99,16 +108,16 @@ class LabeledGraph:
                 head = out[p].pop(s)
                 for q, tail in out[s].items():
                     e = seq(head, star, tail)
-                    total += size(e)
+                    total += _node_count(e, sizes)
                     if total > budget:
                         return None
-                    link(p, q, e)
+                    _link(out, into, p, q, e)
             for q in out[s]:
                 into[q].discard(s)
             out[s] = {}
             into[s] = set()
             for x in neighbours:
-                heapq.heappush(heap, (cost(x), x))
+                heapq.heappush(heap, (_elimination_cost(out, into, x), x))
         return out[init].get(final, NOTHING)
 
     def to_automaton(self) -> Automaton:

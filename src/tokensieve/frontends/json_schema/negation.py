@@ -299,7 +299,7 @@ def _without_counters(conv: Converter, expr: Expr) -> Expr:
         if expr.expanded is None:
             return expr
         expand = expr.expanded
-        return conv.remembered(("expanded", id(expr)), expand, expr)
+        return conv.remembered(("expanded", id(expr)), lambda: expand(conv.grammar), expr)
     if isinstance(expr, (Seq, Alt)):
         items = tuple(_without_counters(conv, it) for it in expr.items)
         if all(a is b for a, b in zip(items, expr.items, strict=True)):

@@ -351,70 +351,92 @@ def object_expr(
 def _declared_order(
     conv: Converter, members: list[Member], extras: list[Expr], min_props: int, max_props: int | None
 ) -> Expr:
-    sep = seq(conv.ws, literal(","), conv.ws)
-    extra = alt(*extras) if extras else None
-    cap = max_props if max_props is not None else min_props  # counts above this do not matter
-    n = len(members)
-    memo: dict[tuple[str, int, int], Expr] = {}
-
-    def bounds(c: int) -> tuple[int, int | None]:
-        """How many additional members may follow when c members were written."""
-        return max(0, min_props - c), None if max_props is None else max_props - c
-
-    def step(c: int) -> int:
-        return c + 1 if max_props is not None else min(c + 1, cap)
-
-    def share(key: tuple[str, int, int], body: Expr) -> Expr:
-        """Memoize a member-list tail as a rule: tails are shared by both branches of every
-        optional member, and as plain trees their size would double per optional member."""
-        if body in (NOTHING, EMPTY) or not isinstance(body, (Seq, Alt)):
-            memo[key] = body
-        else:
-            memo[key] = conv.grammar.add(conv.fresh_name(f"members_{key[0]}"), body)
-        return memo[key]
-
-    def later(i: int, c: int) -> Expr:
-        """Members from declared index i on, after at least one member was written."""
-        key = ("later", i, c)
-        if key not in memo:
-            if i == n:
-                lo, hi = bounds(c)
-                if hi is not None and hi < lo:
-                    memo[key] = NOTHING
-                elif extra is None:
-                    memo[key] = EMPTY if lo == 0 else NOTHING
-                else:
-                    memo[key] = Repeat(seq(sep, extra), lo, hi)
-            else:
-                m = members[i]
-                full = max_props is not None and c >= max_props
-                emit = NOTHING if full else seq(sep, m.key, later(i + 1, step(c)))
-                share(key, emit if m.required else alt(emit, later(i + 1, c)))
-        return memo[key]
-
-    def fresh(i: int) -> Expr:
-        """Non-empty member lists from declared index i on, nothing written yet."""
-        key = ("fresh", i, 0)
-        if key not in memo:
-            if i == n:
-                lo, hi = bounds(1)
-                if extra is None or (hi is not None and hi < lo):
-                    memo[key] = NOTHING
-                else:
-                    memo[key] = seq(extra, Repeat(seq(sep, extra), lo, hi))
-            else:
-                m = members[i]
-                emit = NOTHING if max_props == 0 else seq(m.key, later(i + 1, step(0)))
-                share(key, emit if m.required else alt(emit, fresh(i + 1)))
-        return memo[key]
-
     options = []
     if min_props == 0 and not any(m.required for m in members):
         options.append(seq(literal("{"), conv.ws, literal("}")))
-    body = fresh(0)
+    body = _DeclaredMemberLists(conv, members, extras, min_props, max_props).fresh(0)
     if body != NOTHING:
         options.append(seq(literal("{"), conv.ws, body, conv.ws, literal("}")))
     return alt(*options) if options else NOTHING
+
+
+class _DeclaredMemberLists:
+    """The member lists of an object whose members come in declared order, additional
+    members after them: one expression per (declared index, members written so far).
+
+    A class rather than closures inside :func:`_declared_order`: mutually recursive closures
+    are a reference cycle, which would keep the whole conversion alive until the garbage
+    collector runs."""
+
+    def __init__(
+        self,
+        conv: Converter,
+        members: list[Member],
+        extras: list[Expr],
+        min_props: int,
+        max_props: int | None,
+    ) -> None:
+        self.conv = conv
+        self.members = members
+        self.sep = seq(conv.ws, literal(","), conv.ws)
+        self.extra = alt(*extras) if extras else None
+        self.min_props = min_props
+        self.max_props = max_props
+        self.cap = max_props if max_props is not None else min_props  # counts above this do not matter
+        self.memo: dict[tuple[str, int, int], Expr] = {}
+
+    def bounds(self, c: int) -> tuple[int, int | None]:
+        """How many additional members may follow when c members were written."""
+        return max(0, self.min_props - c), None if self.max_props is None else self.max_props - c
+
+    def step(self, c: int) -> int:
+        return c + 1 if self.max_props is not None else min(c + 1, self.cap)
+
+    def share(self, key: tuple[str, int, int], body: Expr) -> Expr:
+        """Memoize a member-list tail as a rule: tails are shared by both branches of every
+        optional member, and as plain trees their size would double per optional member."""
+        if body in (NOTHING, EMPTY) or not isinstance(body, (Seq, Alt)):
+            self.memo[key] = body
+        else:
+            self.memo[key] = self.conv.grammar.add(self.conv.fresh_name(f"members_{key[0]}"), body)
+        return self.memo[key]
+
+    def later(self, i: int, c: int) -> Expr:
+        """Members from declared index i on, after at least one member was written."""
+        key = ("later", i, c)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        if i == len(self.members):
+            lo, hi = self.bounds(c)
+            if hi is not None and hi < lo:
+                self.memo[key] = NOTHING
+            elif self.extra is None:
+                self.memo[key] = EMPTY if lo == 0 else NOTHING
+            else:
+                self.memo[key] = Repeat(seq(self.sep, self.extra), lo, hi)
+            return self.memo[key]
+        m = self.members[i]
+        full = self.max_props is not None and c >= self.max_props
+        emit = NOTHING if full else seq(self.sep, m.key, self.later(i + 1, self.step(c)))
+        return self.share(key, emit if m.required else alt(emit, self.later(i + 1, c)))
+
+    def fresh(self, i: int) -> Expr:
+        """Non-empty member lists from declared index i on, nothing written yet."""
+        key = ("fresh", i, 0)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        if i == len(self.members):
+            lo, hi = self.bounds(1)
+            if self.extra is None or (hi is not None and hi < lo):
+                self.memo[key] = NOTHING
+            else:
+                self.memo[key] = seq(self.extra, Repeat(seq(self.sep, self.extra), lo, hi))
+            return self.memo[key]
+        m = self.members[i]
+        emit = NOTHING if self.max_props == 0 else seq(m.key, self.later(i + 1, self.step(0)))
+        return self.share(key, emit if m.required else alt(emit, self.fresh(i + 1)))
 
 
 def _any_order(

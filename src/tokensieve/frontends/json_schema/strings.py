@@ -219,7 +219,11 @@ class CharGraph:
         return CharGraph(edges, accept)
 
     def counted(
-        self, lo: int, hi: int | None, min_product: int = 256, expanded: Callable[[], Expr] | None = None
+        self,
+        lo: int,
+        hi: int | None,
+        min_product: int = 256,
+        expanded: Callable[[Grammar], Expr] | None = None,
     ) -> CountedAutomaton | None:
         """Words of length lo..hi as a :class:`~tokensieve.ir.CountedAutomaton` (run with a
         counter), when :meth:`with_length` would have at least ``min_product`` states and,
@@ -302,22 +306,26 @@ _LEADS = ((0x00, 0x7F, 0), (0xC2, 0xDF, 1), (0xE0, 0xEF, 2), (0xF0, 0xF4, 3))
 def _decode(dfa: DFA, s: int) -> list[tuple[int, int, int]]:
     """(first code point, last code point, target) for the characters leaving state s."""
     out: list[tuple[int, int, int]] = []
-
-    def walk(path: list[tuple[int, int]], state: int, remaining: int) -> None:
-        if remaining == 0:
-            out.extend((lo, hi, state) for lo, hi in _path_codepoints(path))
-            return
-        for lo, hi, t in dfa.trans[state]:
-            a, b = max(lo, 0x80), min(hi, 0xBF)
-            if a <= b:
-                walk([*path, (a, b)], t, remaining - 1)
-
     for lo, hi, t in dfa.trans[s]:
         for a, b, cont in _LEADS:
             x, y = max(lo, a), min(hi, b)
             if x <= y:
-                walk([(x, y)], t, cont)
+                _decode_continuations(dfa, [(x, y)], t, cont, out)
     return out
+
+
+def _decode_continuations(
+    dfa: DFA, path: list[tuple[int, int]], state: int, remaining: int, out: list[tuple[int, int, int]]
+) -> None:
+    """Append to ``out`` the characters spelled by ``path`` then ``remaining`` continuation
+    bytes from ``state``, with the state they end in."""
+    if remaining == 0:
+        out.extend((lo, hi, state) for lo, hi in _path_codepoints(path))
+        return
+    for lo, hi, t in dfa.trans[state]:
+        a, b = max(lo, 0x80), min(hi, 0xBF)
+        if a <= b:
+            _decode_continuations(dfa, [*path, (a, b)], t, remaining - 1, out)
 
 
 def _path_codepoints(path: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -328,22 +336,26 @@ def _path_codepoints(path: list[tuple[int, int]]) -> list[tuple[int, int]]:
     while j > 0 and path[j] == (0x80, 0xBF):
         j -= 1
     out: list[tuple[int, int]] = []
-
-    def rec(prefix: list[int], k: int) -> None:
-        if k == j:
-            rest = len(path) - j - 1
-            lo_b = bytes([*prefix, path[j][0], *([0x80] * rest)])
-            hi_b = bytes([*prefix, path[j][1], *([0xBF] * rest)])
-            try:
-                out.append((ord(lo_b.decode("utf-8")), ord(hi_b.decode("utf-8"))))
-            except UnicodeDecodeError:
-                pass  # overlong or surrogate spellings are not characters
-            return
-        for b in range(path[k][0], path[k][1] + 1):
-            rec([*prefix, b], k + 1)
-
-    rec([], 0)
+    _enumerate_spellings(path, j, [], 0, out)
     return out
+
+
+def _enumerate_spellings(
+    path: list[tuple[int, int]], j: int, prefix: list[int], k: int, out: list[tuple[int, int]]
+) -> None:
+    """Append to ``out`` the code-point range of each spelling of ``path`` whose bytes
+    before position ``j`` are enumerated (``prefix`` holds the first ``k`` of them)."""
+    if k == j:
+        rest = len(path) - j - 1
+        lo_b = bytes([*prefix, path[j][0], *([0x80] * rest)])
+        hi_b = bytes([*prefix, path[j][1], *([0xBF] * rest)])
+        try:
+            out.append((ord(lo_b.decode("utf-8")), ord(hi_b.decode("utf-8"))))
+        except UnicodeDecodeError:
+            pass  # overlong or surrogate spellings are not characters
+        return
+    for b in range(path[k][0], path[k][1] + 1):
+        _enumerate_spellings(path, j, [*prefix, b], k + 1, out)
 
 
 def _merge(ranges: list[tuple[int, int]]) -> CpRanges:
@@ -445,7 +457,7 @@ def string_expr(spec: StringSpec, grammar: Grammar, hint: str = "string") -> Exp
             raise _empty(spec)
         return seq(_QUOTE, Repeat(escaped_chars(chars), m, n), _QUOTE)
     if lo > 0 or hi is not None:
-        counted = graph.counted(lo, hi, expanded=lambda: _with_length(spec, graph, grammar, hint))
+        counted = graph.counted(lo, hi, expanded=lambda into: _with_length(spec, graph, into, hint))
         if counted is not None:  # a counter instead of a state per (state, length)
             return seq(_QUOTE, counted, _QUOTE)
     return seq(_QUOTE, _with_length(spec, graph, grammar, hint), _QUOTE)
