@@ -49,6 +49,21 @@ def test_pattern_properties_and_property_names() -> None:
     check({"propertyNames": {"maxLength": 2}}, [{"ab": 1}], [{"abc": 1}])
 
 
+def test_pattern_keys_are_their_spellings_and_overlaps_intersect() -> None:
+    # One pattern: its keys are its quoted spellings, with no set difference for the native
+    # builder to compute (any string minus (any string minus P) built the automaton of P
+    # three times over). Two overlapping patterns: the keys matching both get both values.
+    one = {"patternProperties": {"^[a-c]{1,20}$": {"type": "integer"}}, "additionalProperties": False}
+    check(one, [{}, {"ab": 1}, {"\u0061": 2}, Raw('{"\\u0061b": 1}')], [{"abd": 1}, {"ab": "s"}, {"": 1}])
+    grammar = json_schema_to_grammar(one)
+    assert "Difference" not in repr(grammar.rules)
+    two = {
+        "patternProperties": {"^a": {"type": "integer"}, "b$": {"minimum": 3}},
+        "additionalProperties": False,
+    }
+    check(two, [{"ab": 3}, {"a": 1}, {"b": 7}, {"xb": 3}], [{"ab": 1}, {"ab": "s"}, {"x": 1}, {"b": 1}])
+
+
 def test_min_max_properties_and_strict() -> None:
     check(
         {"minProperties": 1, "maxProperties": 2}, [{"a": 1}, {"a": 1, "b": 2}], [{}, {"a": 1, "b": 2, "c": 3}]

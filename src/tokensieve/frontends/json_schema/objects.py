@@ -297,8 +297,10 @@ def _extra_members(
             continue
         if native:
             quoted = [seq(_QUOTE, s, _QUOTE) for s in spelled if s is not None]
-            key = json_string()
-            for k in inside:  # A and B = A minus (A minus B)
+            # Every quoted spelling is a JSON string, so the first pattern's keys are its
+            # spellings themselves; each further one intersects: A and B = A minus (A minus B).
+            key = quoted[inside[0]] if inside else json_string()
+            for k in inside[1:]:
                 key = Difference(key, Difference(key, quoted[k]))
             excluded = [quoted[k] for k in range(len(patterns)) if k not in inside]
             excluded += [json_literal_string(n) for n in names]
