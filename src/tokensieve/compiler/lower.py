@@ -108,15 +108,24 @@ class _NodeFacts:
     schema), so each fact is derived once per node, not once per lowering.
     """
 
-    __slots__ = ("closed", "counted", "depth", "nfa_size", "program", "refs")
+    __slots__ = ("closed", "counted", "depth", "finite", "nfa_size", "program", "refs")
 
     def __init__(
-        self, refs: frozenset[str], closed: bool, nfa_size: int | None, counted: bool = False, depth: int = 1
+        self,
+        refs: frozenset[str],
+        closed: bool,
+        nfa_size: int | None,
+        counted: bool = False,
+        depth: int = 1,
+        finite: bool = False,
     ) -> None:
         self.refs = refs  # rule names referenced inside (not followed)
         self.depth = depth  # nesting depth of the node's expressions (a reference counts 1)
         self.closed = closed  # no Special or Unordered inside: regular if its rules are
         self.counted = counted  # holds a CountedAutomaton: regular, but only a counter runs it
+        # Finitely many words whatever the grammar: no reference, automaton or unbounded
+        # repetition inside (an enum's spellings; see _Lowering.word_list_budget).
+        self.finite = finite
         # Known only when the node references no rule (otherwise they depend on the grammar):
         self.nfa_size = nfa_size  # Thompson-NFA size, bounded repetitions unrolled
         self.program: bytes | None = None  # its regex program (int32 words), set when first emitted
@@ -187,18 +196,20 @@ def _derive_facts(expr: Expr, kids: tuple[Expr, ...]) -> _NodeFacts:
         if p.depth >= depth:
             depth = p.depth + 1
     if isinstance(expr, Bytes):
-        return _NodeFacts(_NO_REFS, True, 1)
+        return _NodeFacts(_NO_REFS, True, 1, finite=True)
     if isinstance(expr, (Seq, Alt)):
         size: int | None = 1 if isinstance(expr, Alt) else 0
         for p in parts:
             size = None if size is None or p.nfa_size is None else size + p.nfa_size
         counted = any(p.counted for p in parts)
-        return _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, counted, depth)
+        finite = all(p.finite for p in parts)
+        return _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, counted, depth, finite)
     if isinstance(expr, Repeat):
         item = parts[0]
         copies = expr.max if expr.max is not None else max(expr.min, 1)
         size = None if item.nfa_size is None else 1 + item.nfa_size * copies
-        return _NodeFacts(item.refs, item.closed, size, item.counted, depth)
+        finite = item.finite and expr.max is not None
+        return _NodeFacts(item.refs, item.closed, size, item.counted, depth, finite)
     if isinstance(expr, CountedAutomaton):
         size = len(expr.units)
         for p in parts:
@@ -214,11 +225,12 @@ def _derive_facts(expr: Expr, kids: tuple[Expr, ...]) -> _NodeFacts:
         left, right = parts
         size = None if left.nfa_size is None or right.nfa_size is None else left.nfa_size + right.nfa_size
         counted = left.counted or right.counted
-        return _NodeFacts(_union_refs(parts), left.closed and right.closed, size, counted, depth)
+        closed = left.closed and right.closed
+        return _NodeFacts(_union_refs(parts), closed, size, counted, depth, left.finite)
     if isinstance(expr, Unordered):
         return _NodeFacts(_union_refs(parts), False, None, any(p.counted for p in parts), depth)
     if isinstance(expr, Seam):
-        return _NodeFacts(_NO_REFS, True, 0)
+        return _NodeFacts(_NO_REFS, True, 0, finite=True)
     return _NodeFacts(_NO_REFS, False, None)  # Special
 
 
@@ -515,14 +527,17 @@ class _Lowering:
         self.size_memo[key] = size
         return size
 
-    def try_terminal(self, expr: Expr, budget: int | None = None, subset_slack: int = 1) -> int | None:
+    def try_terminal(
+        self, expr: Expr, budget: int | None = None, subset_slack: int = 1, size_budget: int | None = None
+    ) -> int | None:
         """The terminal symbol for a regular expression, or None if its DFA is too large
         (``budget`` states after minimization, by default the limit for its kind; the subset
-        construction may pass through ``subset_slack`` times as many)."""
+        construction may pass through ``subset_slack`` times as many; ``size_budget`` is the
+        budget :meth:`too_large_to_try` judges the NFA by, by default the terminals' limit)."""
         if self.has_counted(expr):
             return None  # a counted automaton inside: only counted terminals run it
         splittable = isinstance(expr, (Seq, Alt, Repeat, Ref)) and not _is_atomic(expr, self.rules)
-        if splittable and self.too_large_to_try(self.nfa_size(expr), subset_slack):
+        if splittable and self.too_large_to_try(self.nfa_size(expr), subset_slack, size_budget):
             return None
         program = _program(expr, self.rules, self.program_memo)
         return self.terminal_for(program, splittable, budget, subset_slack)
@@ -541,11 +556,26 @@ class _Lowering:
             _emit(it, self.rules, chunks, self.program_memo)
         return self.terminal_for(b"".join(chunks), True, budget, subset_slack)
 
-    def too_large_to_try(self, nfa_size: int, subset_slack: int) -> bool:
+    def too_large_to_try(self, nfa_size: int, subset_slack: int, budget: int | None = None) -> bool:
         """Big expressions are split without trying: a DFA rarely has fewer states than the
         NFA has positions, and building a doomed automaton level after level is quadratic
         (with 64x the budget, Github_medium o50681 spent 30 s and 6 GiB on attempts like that)."""
-        return nfa_size > 8 * self.limits.max_terminal_states * subset_slack
+        return nfa_size > 8 * (budget or self.limits.max_terminal_states) * subset_slack
+
+    def is_word_list(self, expr: Expr) -> bool:
+        """Whether ``expr`` is an alternation of finitely many words (rules followed): an
+        enum's or a choice's spellings."""
+        while isinstance(expr, Ref):
+            expr = self.rule_body(expr.name)
+        return isinstance(expr, Alt) and (expr._lowering_facts or _facts(expr)).finite
+
+    def word_list_budget(self) -> int:
+        """The state budget of a word list's terminal (see :meth:`is_word_list`), above the
+        other terminals': its minimal automaton is a trie of its spellings (linear in them,
+        built directly), and split, every word would be a terminal of its own, each with a
+        token index, every one of them tried at every mask where the list may start (an enum
+        of 420 time zones: 417 terminals, and two refused automata of 10,000 states first)."""
+        return min(8 * self.limits.max_terminal_states, self.limits.max_dfa_states)
 
     def terminal_for(
         self, program: bytes, splittable: bool, budget: int | None, subset_slack: int
@@ -672,9 +702,14 @@ class _Lowering:
         trie of the whole vocabulary."""
         j = max(range(len(run)), key=lambda k: self.nfa_size(run[k]))
         budget = 4 * self.limits.max_terminal_states
+        # A word list takes its quotes and neighbours along under its own budget (the whole
+        # run, too, when that is the first group: it was tried under the smaller one).
+        whole_tried = not self.is_word_list(run[j])
+        if not whole_tried:
+            budget = max(budget, self.word_list_budget())
         failed_once = False
         for lo, hi in ((j - 1, j + 2), (j, j + 2), (j - 1, j + 1)):
-            if lo < 0 or hi > len(run) or (lo == 0 and hi == len(run)):
+            if lo < 0 or hi > len(run) or (lo == 0 and hi == len(run) and whole_tried):
                 continue
             group = run[lo:hi]
             # The last try before pieces that end anywhere: a larger budget and, unless a
@@ -853,6 +888,8 @@ class _Lowering:
                 t = self.try_terminal(expr)
             if t is None and not counted_first:
                 t = self.try_counted(expr)
+            if t is None and self.is_word_list(expr):
+                t = self.try_terminal(expr, self.word_list_budget(), size_budget=self.word_list_budget())
             if t is not None:
                 return [t]
         if isinstance(expr, Seq):

@@ -42,20 +42,22 @@ def test_a_long_word_count_pattern_under_max_length_runs_with_a_counter() -> Non
 
 
 def test_a_choice_too_large_alone_is_not_tried_with_each_pair_of_neighbours() -> None:
-    # `x "name" y` with 300 random names: the whole run and its first group (the quotes and
-    # the names) are too large, and so are the names alone, which proves every other group
-    # of them too large as well: two builds at the group budget, not three.
+    # `x "name" y` with 300 random names (and names with a number: not a word list, which
+    # gets a larger budget): the whole run and its first group (the quotes and the names)
+    # are too large, and so are the names alone, which proves every other group of them too
+    # large as well: two builds at the group budget, not three.
     from array import array
     from random import Random
     from typing import Any
 
     from tokensieve.compiler.compiled import TerminalCache
     from tokensieve.compiler.lower import lower
-    from tokensieve.ir import Grammar, alt, literal, seq
+    from tokensieve.ir import Bytes, Grammar, Repeat, alt, literal, seq
 
     rng = Random(7)
     names = sorted({"".join(rng.choice("abcdefgh") for _ in range(6)) for _ in range(300)})
-    choice = alt(*(literal(n) for n in names))
+    numbered = seq(literal("n"), Repeat(Bytes.of([(48, 57)]), 1, None))
+    choice = alt(*(literal(n) for n in names), numbered)
     grammar = Grammar({"root": seq(literal("x"), literal('"'), choice, literal('"'), literal("y"))}, "root")
     limits = ts.Limits(max_terminal_states=50)
     cache = TerminalCache(VOCAB, limits)
@@ -72,6 +74,25 @@ def test_a_choice_too_large_alone_is_not_tried_with_each_pair_of_neighbours() ->
     assert lowered.terminals  # and the names are still cut into pieces that fit
     m = ts.Matcher(ts.Compiler(VOCAB, limits=limits).grammar(grammar))
     assert m.accept_bytes(f'x"{names[0]}"y'.encode()) and m.is_accepting()
+
+
+def test_a_word_list_is_one_terminal_under_a_larger_budget() -> None:
+    # An enum's spellings: a trie as one terminal at 8x the terminal budget, rather than a
+    # terminal per word (each with its own token index, all tried where the list starts).
+    from random import Random
+
+    from tokensieve.ir import Grammar, alt, literal, seq
+
+    rng = Random(7)
+    names = sorted({"".join(rng.choice("abcdefgh") for _ in range(6)) for _ in range(60)})
+    grammar = Grammar({"root": seq(literal('"'), alt(*(literal(n) for n in names)), literal('"'))}, "root")
+    limits = ts.Limits(max_terminal_states=50)  # the trie has about 150 states: over 50, under 400
+    compiled = ts.Compiler(VOCAB, limits=limits).grammar(grammar)
+    assert compiled.stats.terminals == 1
+    for name in (names[0], names[-1]):
+        m = ts.Matcher(compiled)
+        assert m.accept_bytes(f'"{name}"'.encode()) and m.is_accepting()
+    assert not ts.Matcher(compiled).accept_bytes(b'"zzz"')
 
 
 def test_the_pieces_of_counted_terminals_are_built_once(monkeypatch: pytest.MonkeyPatch) -> None:

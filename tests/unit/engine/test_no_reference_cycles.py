@@ -62,7 +62,11 @@ SCHEMAS: dict[str, Any] = {
         "pattern": "^[a-c]{2,3}$",
         "not": {"pattern": "^ab"},
     },
-    "non-ASCII characters (UTF-8 decoding)": {"type": "string", "pattern": "^[é-ü€]+$", "not": {"const": "é"}},
+    "non-ASCII characters (UTF-8 decoding)": {
+        "type": "string",
+        "pattern": "^[é-ü€]+$",
+        "not": {"const": "é"},
+    },
     "a counted pattern, negated": {
         "type": "string",
         "pattern": "^[a-z]+@[a-z]+$",
