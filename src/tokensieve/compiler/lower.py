@@ -889,7 +889,10 @@ class _Lowering:
             if t is None and not counted_first:
                 t = self.try_counted(expr)
             if t is None and self.is_word_list(expr):
-                t = self.try_terminal(expr, self.word_list_budget(), size_budget=self.word_list_budget())
+                # The trie of every spelling minimizes to a fraction of its states (the
+                # escapes of one character merge): the subset construction needs room.
+                budget = self.word_list_budget()
+                t = self.try_terminal(expr, budget, subset_slack=8, size_budget=budget)
             if t is not None:
                 return [t]
         if isinstance(expr, Seq):
