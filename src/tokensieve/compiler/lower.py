@@ -108,7 +108,7 @@ class _NodeFacts:
     schema), so each fact is derived once per node, not once per lowering.
     """
 
-    __slots__ = ("closed", "counted", "depth", "finite", "nfa_size", "program", "refs")
+    __slots__ = ("closed", "counted", "depth", "nfa_size", "program", "refs", "spelled_out")
 
     def __init__(
         self,
@@ -117,15 +117,17 @@ class _NodeFacts:
         nfa_size: int | None,
         counted: bool = False,
         depth: int = 1,
-        finite: bool = False,
+        spelled_out: bool = False,
     ) -> None:
         self.refs = refs  # rule names referenced inside (not followed)
         self.depth = depth  # nesting depth of the node's expressions (a reference counts 1)
         self.closed = closed  # no Special or Unordered inside: regular if its rules are
         self.counted = counted  # holds a CountedAutomaton: regular, but only a counter runs it
-        # Finitely many words whatever the grammar: no reference, automaton or unbounded
-        # repetition inside (an enum's spellings; see _Lowering.word_list_budget).
-        self.finite = finite
+        # Its words are spelled out: no repetition (but optional parts), reference or
+        # automaton inside, so finitely many and each written down (an enum's spellings; see
+        # _Lowering.is_word_list). A bounded repetition is finite too, but not a word list:
+        # a string of up to 255 characters has no small automaton.
+        self.spelled_out = spelled_out
         # Known only when the node references no rule (otherwise they depend on the grammar):
         self.nfa_size = nfa_size  # Thompson-NFA size, bounded repetitions unrolled
         self.program: bytes | None = None  # its regex program (int32 words), set when first emitted
@@ -196,20 +198,20 @@ def _derive_facts(expr: Expr, kids: tuple[Expr, ...]) -> _NodeFacts:
         if p.depth >= depth:
             depth = p.depth + 1
     if isinstance(expr, Bytes):
-        return _NodeFacts(_NO_REFS, True, 1, finite=True)
+        return _NodeFacts(_NO_REFS, True, 1, spelled_out=True)
     if isinstance(expr, (Seq, Alt)):
         size: int | None = 1 if isinstance(expr, Alt) else 0
         for p in parts:
             size = None if size is None or p.nfa_size is None else size + p.nfa_size
         counted = any(p.counted for p in parts)
-        finite = all(p.finite for p in parts)
-        return _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, counted, depth, finite)
+        spelled = all(p.spelled_out for p in parts)
+        return _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, counted, depth, spelled)
     if isinstance(expr, Repeat):
         item = parts[0]
         copies = expr.max if expr.max is not None else max(expr.min, 1)
         size = None if item.nfa_size is None else 1 + item.nfa_size * copies
-        finite = item.finite and expr.max is not None
-        return _NodeFacts(item.refs, item.closed, size, item.counted, depth, finite)
+        spelled = item.spelled_out and expr.max is not None and expr.max <= 1
+        return _NodeFacts(item.refs, item.closed, size, item.counted, depth, spelled)
     if isinstance(expr, CountedAutomaton):
         size = len(expr.units)
         for p in parts:
@@ -226,11 +228,11 @@ def _derive_facts(expr: Expr, kids: tuple[Expr, ...]) -> _NodeFacts:
         size = None if left.nfa_size is None or right.nfa_size is None else left.nfa_size + right.nfa_size
         counted = left.counted or right.counted
         closed = left.closed and right.closed
-        return _NodeFacts(_union_refs(parts), closed, size, counted, depth, left.finite)
+        return _NodeFacts(_union_refs(parts), closed, size, counted, depth, left.spelled_out)
     if isinstance(expr, Unordered):
         return _NodeFacts(_union_refs(parts), False, None, any(p.counted for p in parts), depth)
     if isinstance(expr, Seam):
-        return _NodeFacts(_NO_REFS, True, 0, finite=True)
+        return _NodeFacts(_NO_REFS, True, 0, spelled_out=True)
     return _NodeFacts(_NO_REFS, False, None)  # Special
 
 
@@ -563,11 +565,11 @@ class _Lowering:
         return nfa_size > 8 * (budget or self.limits.max_terminal_states) * subset_slack
 
     def is_word_list(self, expr: Expr) -> bool:
-        """Whether ``expr`` is an alternation of finitely many words (rules followed): an
-        enum's or a choice's spellings."""
+        """Whether ``expr`` is an alternation of words spelled out (rules followed): an enum's
+        or a choice's spellings."""
         while isinstance(expr, Ref):
             expr = self.rule_body(expr.name)
-        return isinstance(expr, Alt) and (expr._lowering_facts or _facts(expr)).finite
+        return isinstance(expr, Alt) and (expr._lowering_facts or _facts(expr)).spelled_out
 
     def word_list_budget(self) -> int:
         """The state budget of a word list's terminal (see :meth:`is_word_list`), above the

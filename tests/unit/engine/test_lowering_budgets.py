@@ -95,6 +95,32 @@ def test_a_word_list_is_one_terminal_under_a_larger_budget() -> None:
     assert not ts.Matcher(compiled).accept_bytes(b'"zzz"')
 
 
+def test_a_bounded_repetition_is_not_a_word_list() -> None:
+    # null or a string of up to 255 letters is a finite language, but not words spelled out:
+    # its automaton has a state per length, and it is a counted terminal's job. Tried as a
+    # word list it would be built at the larger budget first (a Snowplow schema: 54 ms).
+    from typing import Any
+
+    from tokensieve.compiler.compiled import TerminalCache
+    from tokensieve.compiler.lower import lower
+    from tokensieve.ir import Bytes, Grammar, Repeat, alt, literal, seq
+
+    letters = seq(literal('"'), Repeat(Bytes.of([(97, 122)]), 0, 255), literal('"'))
+    grammar = Grammar({"root": seq(literal("["), alt(literal("null"), letters), literal("]"))}, "root")
+    limits = ts.Limits(max_terminal_states=50)
+    cache = TerminalCache(VOCAB, limits)
+    budgets: list[int] = []
+
+    def build(program: bytes, max_states: int, subset_cap: int) -> Any:
+        budgets.append(max_states)
+        return cache.get(program, max_states, subset_cap)
+
+    lower(grammar, build, limits, cache.get_counted)
+    assert 8 * limits.max_terminal_states not in budgets
+    m = ts.Matcher(ts.Compiler(VOCAB, limits=limits).grammar(grammar))
+    assert m.accept_bytes(b'["abc"]') and m.is_accepting()
+
+
 def test_the_pieces_of_counted_terminals_are_built_once(monkeypatch: pytest.MonkeyPatch) -> None:
     # A word-count pattern under maxLength runs as counted terminals whose unit labels (the
     # JSON spellings of \S and \s) recur in every unit and every property that uses it: each
