@@ -884,17 +884,19 @@ class _Lowering:
                 counted = self.counted_run(list(expr.items), self.limits.min_counted_repeat)
                 if counted is not None:
                     return counted
-            counted_first = _long_repeat(expr, self.rules, self.limits.min_counted_repeat)
-            t = self.try_counted(expr) if counted_first else None
-            if t is None:
-                t = self.try_terminal(expr)
-            if t is None and not counted_first:
-                t = self.try_counted(expr)
-            if t is None and self.is_word_list(expr):
+            if self.is_word_list(expr):
+                # One try, under the word list's budget (it has no repetition for a counter).
                 # The trie of every spelling minimizes to a fraction of its states (the
                 # escapes of one character merge): the subset construction needs room.
                 budget = self.word_list_budget()
                 t = self.try_terminal(expr, budget, subset_slack=8, size_budget=budget)
+            else:
+                counted_first = _long_repeat(expr, self.rules, self.limits.min_counted_repeat)
+                t = self.try_counted(expr) if counted_first else None
+                if t is None:
+                    t = self.try_terminal(expr)
+                if t is None and not counted_first:
+                    t = self.try_counted(expr)
             if t is not None:
                 return [t]
         if isinstance(expr, Seq):
