@@ -149,14 +149,16 @@ void Matcher::complete(int32_t lhs, uint32_t origin) {
   const size_t begin = sets_[origin].items_begin, end = sets_[origin + 1].items_begin;
   if (end - begin >= kIndexedSetItems) {  // origin < top: the set is finished
     const WaitIndex& index = wait_index(origin);
-    auto k = std::lower_bound(index.waiting.begin(), index.waiting.end(), std::pair<int32_t, uint32_t>(lhs, 0));
-    for (; k != index.waiting.end() && k->first == lhs; ++k) {
-      add_item(g.advance(item_dotted(items_[k->second])), item_origin(items_[k->second]));
+    const WaitIndex::Entry* entry = index.find(lhs);
+    if (entry == nullptr) return;
+    for (uint32_t k = entry->waiting_begin; k < entry->waiting_end; ++k) {
+      const uint64_t item = items_[index.waiting[k].second];
+      add_item(g.advance(item_dotted(item)), item_origin(item));
     }
-    auto d = std::lower_bound(index.dynamic.begin(), index.dynamic.end(), std::pair<int32_t, uint32_t>(lhs, 0));
-    for (; d != index.dynamic.end() && d->first == lhs; ++d) {
-      unordered_.advance(g, item_dotted(items_[d->second]) - num_dotted, lhs, advance_scratch_);
-      for (uint32_t next : advance_scratch_) add_item(num_dotted + next, item_origin(items_[d->second]));
+    for (uint32_t d = entry->dynamic_begin; d < entry->dynamic_end; ++d) {
+      const uint64_t item = items_[index.dynamic[d].second];
+      unordered_.advance(g, item_dotted(item) - num_dotted, lhs, advance_scratch_);
+      for (uint32_t next : advance_scratch_) add_item(num_dotted + next, item_origin(item));
     }
     return;
   }
@@ -188,9 +190,46 @@ const Matcher::WaitIndex& Matcher::wait_index(uint32_t set) {
     }
     std::sort(index->waiting.begin(), index->waiting.end());
     std::sort(index->dynamic.begin(), index->dynamic.end());
+    size_t capacity = 16;
+    while (capacity < 2 * (index->waiting.size() + index->dynamic.size())) capacity *= 2;
+    index->table.resize(capacity);
+    for (size_t k = 0; k < index->waiting.size();) {  // runs of one symbol
+      const int32_t sym = index->waiting[k].first;
+      WaitIndex::Entry& e = index->slot(sym);
+      e.waiting_begin = static_cast<uint32_t>(k);
+      while (k < index->waiting.size() && index->waiting[k].first == sym) ++k;
+      e.waiting_end = static_cast<uint32_t>(k);
+    }
+    for (size_t k = 0; k < index->dynamic.size();) {
+      const int32_t sym = index->dynamic[k].first;
+      WaitIndex::Entry& e = index->slot(sym);
+      e.dynamic_begin = static_cast<uint32_t>(k);
+      while (k < index->dynamic.size() && index->dynamic[k].first == sym) ++k;
+      e.dynamic_end = static_cast<uint32_t>(k);
+    }
     wait_index_[set] = std::move(index);
   }
   return *wait_index_[set];
+}
+
+namespace {
+inline size_t symbol_hash(int32_t symbol) { return static_cast<size_t>(mix(static_cast<uint32_t>(symbol))); }
+}  // namespace
+
+const Matcher::WaitIndex::Entry* Matcher::WaitIndex::find(int32_t symbol) const {
+  const size_t mask = table.size() - 1;
+  for (size_t h = symbol_hash(symbol) & mask;; h = (h + 1) & mask) {
+    if (table[h].symbol == symbol) return &table[h];
+    if (table[h].symbol == kNoSymbol) return nullptr;
+  }
+}
+
+Matcher::WaitIndex::Entry& Matcher::WaitIndex::slot(int32_t symbol) {
+  const size_t mask = table.size() - 1;
+  size_t h = symbol_hash(symbol) & mask;
+  while (table[h].symbol != kNoSymbol && table[h].symbol != symbol) h = (h + 1) & mask;
+  table[h].symbol = symbol;
+  return table[h];
 }
 
 // A dynamic item: predict what its state waits on; an `after` state that may finish
@@ -208,20 +247,41 @@ void Matcher::close_dynamic(uint32_t state, uint32_t origin, uint32_t pos) {
   }
 }
 
-// Two scans with the same item and DFA state behave identically from here on: keep one.
+// Two scans with the same item and DFA state behave identically from here on: keep one (the
+// first, in place). Runs after every byte of every trie walk, so it hashes rather than sorts.
 void Matcher::dedupe_scans() {
-  const size_t begin = sets_.back().scans_begin;
-  if (scans_.size() - begin < 2) return;
-  auto less = [](const Scan& a, const Scan& b) {
-    if (a.dotted != b.dotted) return a.dotted < b.dotted;
-    if (a.origin != b.origin) return a.origin < b.origin;
-    return a.state < b.state;
-  };
-  auto same = [](const Scan& a, const Scan& b) {
-    return a.dotted == b.dotted && a.origin == b.origin && a.state == b.state;
-  };
-  std::sort(scans_.begin() + begin, scans_.end(), less);
-  scans_.erase(std::unique(scans_.begin() + begin, scans_.end(), same), scans_.end());
+  const size_t begin = sets_.back().scans_begin, end = scans_.size();
+  if (end - begin < 2) return;
+  size_t capacity = 64;
+  while (capacity < 2 * (end - begin)) capacity *= 2;
+  if (scan_slot_.size() < capacity) {
+    scan_slot_.assign(capacity, 0);
+    scan_slot_stamp_.assign(capacity, 0);
+    scan_stamp_ = 0;
+  }
+  if (++scan_stamp_ == 0) {  // wrapped: clear the stamps once every 4 billion calls
+    std::fill(scan_slot_stamp_.begin(), scan_slot_stamp_.end(), 0);
+    scan_stamp_ = 1;
+  }
+  const size_t mask = scan_slot_.size() - 1;
+  size_t kept = begin;
+  for (size_t k = begin; k < end; ++k) {
+    const Scan s = scans_[k];
+    size_t h = mix(item_key(s.dotted, s.origin) + 0x9E3779B97F4A7C15ull * static_cast<uint32_t>(s.state)) & mask;
+    bool duplicate = false;
+    for (; scan_slot_stamp_[h] == scan_stamp_; h = (h + 1) & mask) {
+      const Scan& o = scans_[scan_slot_[h]];
+      if (o.dotted == s.dotted && o.origin == s.origin && o.state == s.state) {
+        duplicate = true;
+        break;
+      }
+    }
+    if (duplicate) continue;
+    scan_slot_stamp_[h] = scan_stamp_;
+    scan_slot_[h] = static_cast<uint32_t>(kept);
+    scans_[kept++] = s;
+  }
+  scans_.resize(kept);
 }
 
 bool Matcher::top_viable() const { return sets_.back().accepting || scans_.size() > sets_.back().scans_begin; }

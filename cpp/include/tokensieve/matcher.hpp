@@ -84,6 +84,16 @@ class Matcher {
   struct WaitIndex {
     std::vector<std::pair<int32_t, uint32_t>> waiting;  // (next symbol, item position), sorted
     std::vector<std::pair<int32_t, uint32_t>> dynamic;  // (a symbol the item expects, position), sorted
+    // Where a symbol's items lie in `waiting` and `dynamic`: an open-addressing table (a
+    // completion looks its symbol up once per chart set it reaches, and most symbols are absent).
+    struct Entry {
+      int32_t symbol = kNoSymbol;
+      uint32_t waiting_begin = 0, waiting_end = 0, dynamic_begin = 0, dynamic_end = 0;
+    };
+    static constexpr int32_t kNoSymbol = INT32_MIN;
+    std::vector<Entry> table;  // size a power of two, at most half full
+    const Entry* find(int32_t symbol) const;
+    Entry& slot(int32_t symbol);
   };
   // Sets with at least this many items get a WaitIndex.
   static constexpr size_t kIndexedSetItems = 48;
@@ -128,6 +138,10 @@ class Matcher {
   std::vector<uint32_t> seen_stamp_;
   uint32_t stamp_ = 0;
   uint32_t seen_count_ = 0;
+  // dedupe_scans' table, the same way: slot -> position of a kept scan.
+  std::vector<uint32_t> scan_slot_;
+  std::vector<uint32_t> scan_slot_stamp_;
+  uint32_t scan_stamp_ = 0;
   int64_t work_ = 0;
 };
 

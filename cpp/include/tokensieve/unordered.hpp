@@ -51,13 +51,23 @@ struct UnorderedRule {
 };
 
 // The dynamic states of one matcher. Ids are dense and stable; rollback never removes any.
+//
+// A state's moves are a function of the state and the grammar alone, and a mask asks for the
+// same few again and again (each byte of each boundary token completes the same members), so
+// each move is worked out once and remembered: a state's expected symbols, whether it may
+// finish, and where completing a symbol leads.
 class UnorderedTable {
  public:
+  static constexpr uint32_t kUnknown = UINT32_MAX;
   struct State {
     int32_t rule;    // index into CompiledGrammar::unordered_rules()
     bool after;      // an item was just written (vs. before the next item)
     uint32_t count;  // items written, capped at the rule's count_cap
     uint32_t bits;   // offset of the written-items bitset in bits_
+    // Remembered moves: the expected symbols (expected_[first_expected, +num_expected)),
+    // kUnknown until first asked for.
+    uint32_t first_expected = kUnknown;
+    uint32_t num_expected = 0;
   };
 
   // The state before the first item.
@@ -70,7 +80,7 @@ class UnorderedTable {
   bool can_finish(const CompiledGrammar& g, uint32_t id) const;
   // Symbols a state waits on: allowed items (and the repeatable one) before, or the separator
   // after when another item may follow.
-  void expected(const CompiledGrammar& g, uint32_t id, std::vector<int32_t>& out) const;
+  void expected(const CompiledGrammar& g, uint32_t id, std::vector<int32_t>& out);
   // States reached when the nonterminal `sym`, which `id` waits on, is completed.
   void advance(const CompiledGrammar& g, uint32_t id, int32_t sym, std::vector<uint32_t>& out);
 
@@ -78,14 +88,30 @@ class UnorderedTable {
   uint32_t intern(int32_t rule, bool after, uint32_t count, const uint64_t* bits, size_t words);
   // Whether a state with these written items and count can still reach a finished one.
   bool viable(const UnorderedRule& r, const uint64_t* bits, uint32_t count) const;
-  bool item_allowed(const UnorderedRule& r, const uint64_t* bits, uint32_t count, size_t i) const;
+  // Items a written-items bitset still lacks: required ones, and usable ones.
+  struct Missing {
+    int64_t required = 0;
+    int64_t usable = 0;
+  };
+  Missing missing(const UnorderedRule& r, const uint64_t* bits) const;
+  // Whether item i may be written next (`m`: what `bits` lacks).
+  bool item_allowed(const UnorderedRule& r, const uint64_t* bits, uint32_t count, size_t i, const Missing& m) const;
   bool repeatable_allowed(const UnorderedRule& r, const uint64_t* bits, uint32_t count) const;
   uint32_t next_count(const UnorderedRule& r, uint32_t count) const;
+  // The moves themselves, worked out (expected() and advance() remember them).
+  void compute_expected(const CompiledGrammar& g, uint32_t id, std::vector<int32_t>& out) const;
+  void compute_advance(const CompiledGrammar& g, uint32_t id, int32_t sym, std::vector<uint32_t>& out);
 
   std::vector<State> states_;
   std::vector<uint64_t> bits_;
-  std::unordered_map<std::string, uint32_t> index_;
+  std::vector<uint64_t> hashes_;  // per state
+  std::vector<uint32_t> slots_;   // open addressing over hashes_: state ids, kUnknown when empty
   std::vector<uint64_t> scratch_;
+  std::vector<int32_t> expected_;            // every state's expected symbols, back to back
+  std::vector<uint32_t> start_of_rule_;      // interned start state per rule, or kUnknown
+  // (state << 32 | symbol) -> advance_targets_[first, first + count)
+  std::unordered_map<uint64_t, std::pair<uint32_t, uint32_t>> advanced_;
+  std::vector<uint32_t> advance_targets_;
 };
 
 }  // namespace tokensieve
