@@ -428,6 +428,8 @@ class _Lowering:
         self.rule_nt: dict[str, int] = {}
         self.expr_nt: dict[int, int] = {}
         self.terminal_of_program: dict[tuple[Any, ...], int | None] = {}
+        # try_run_terminal's answers by the run's program pieces (see there).
+        self.terminal_of_run: dict[tuple[Any, ...], int | None] = {}
         self.special_terminal: dict[int, int] = {}
         self.program_memo: dict[int, bytes] = {}
         self.size_memo: dict[int, int] = {}
@@ -556,7 +558,15 @@ class _Lowering:
         chunks = [_words(OP_SEQ, len(run))]
         for it in run:
             _emit(it, self.rules, chunks, self.program_memo)
-        return self.terminal_for(b"".join(chunks), True, budget, subset_slack)
+        # The same run is tried again and again (by every flush that holds it), and joining its
+        # pieces into a new program costs a copy and a hash of kilobytes each time; the pieces
+        # are the nodes' own programs, whose hashes are remembered.
+        key = (budget, subset_slack, *chunks)
+        if key in self.terminal_of_run:
+            return self.terminal_of_run[key]
+        symbol = self.terminal_for(b"".join(chunks), True, budget, subset_slack)
+        self.terminal_of_run[key] = symbol
+        return symbol
 
     def too_large_to_try(self, nfa_size: int, subset_slack: int, budget: int | None = None) -> bool:
         """Big expressions are split without trying: a DFA rarely has fewer states than the
