@@ -29,8 +29,16 @@ std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton
   using State = typename Automaton::State;
   const uint32_t n = trie.num_nodes();
   std::vector<State> state_at(trie.max_depth() + 1, start);
-  std::vector<uint32_t> inside;
   std::vector<uint32_t> boundaries;
+  // Tokens inside: a list of ids while they are few, a bitset past a quarter of the bitset's
+  // words (about as small then, and ORed faster); with seed bits, a bitset from the start. Bits
+  // are set as the walk finds tokens: a string terminal's state keeps nearly the whole
+  // vocabulary inside, and collecting 120k ids first was a third of the walk.
+  const size_t words = (vocab.size() + 31) / 32;
+  std::vector<uint32_t> inside;
+  std::vector<uint32_t> bits;
+  bool use_bits = seed_bits != nullptr;
+  if (use_bits) bits = *seed_bits;
 
   uint32_t node = 1;
   while (node < n) {
@@ -41,7 +49,19 @@ std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton
       continue;
     }
     state_at[d] = q;
-    inside.insert(inside.end(), trie.tokens_begin(node), trie.tokens_end(node));
+    const uint32_t* t = trie.tokens_begin(node);
+    const uint32_t* const t_end = trie.tokens_end(node);
+    if (use_bits) {
+      for (; t != t_end; ++t) bits[*t >> 5] |= 1u << (*t & 31);
+    } else if (t != t_end) {
+      for (; t != t_end; ++t) inside.push_back(*t);
+      if (inside.size() > words / 4) {
+        use_bits = true;
+        bits.assign(words, 0);
+        for (uint32_t id : inside) bits[id >> 5] |= 1u << (id & 31);
+        inside.clear();
+      }
+    }
     if (automaton.accepting(q) && trie.tokens_below(node) > 0) {
       // The terminal may end here: every longer token below this node continues with a suffix
       // that the parser has to judge.
@@ -52,14 +72,8 @@ std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton
 
   auto entry = std::make_shared<StateTokens>();
   entry->boundary_trie = &trie;
-  const size_t words = (vocab.size() + 31) / 32;
-  if (seed_bits != nullptr || inside.size() > words / 4) {  // past this a bitset is about as small and ORs faster
-    if (seed_bits != nullptr) {
-      entry->inside_bits = *seed_bits;
-    } else {
-      entry->inside_bits.assign(words, 0);
-    }
-    for (uint32_t id : inside) entry->inside_bits[id >> 5] |= 1u << (id & 31);
+  if (use_bits) {
+    entry->inside_bits = std::move(bits);
   } else {
     std::sort(inside.begin(), inside.end());
     entry->inside_ids = std::move(inside);
