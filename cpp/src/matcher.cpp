@@ -190,8 +190,11 @@ const Matcher::WaitIndex& Matcher::wait_index(uint32_t set) {
     }
     std::sort(index->waiting.begin(), index->waiting.end());
     std::sort(index->dynamic.begin(), index->dynamic.end());
-    size_t capacity = 16;
-    while (capacity < 2 * (index->waiting.size() + index->dynamic.size())) capacity *= 2;
+    size_t symbols = 0;  // an upper bound on the distinct symbols: runs in the two lists
+    for (size_t k = 0; k < index->waiting.size(); ++k) symbols += k == 0 || index->waiting[k].first != index->waiting[k - 1].first;
+    for (size_t k = 0; k < index->dynamic.size(); ++k) symbols += k == 0 || index->dynamic[k].first != index->dynamic[k - 1].first;
+    size_t capacity = 8;  // at most half full
+    while (capacity < 2 * symbols) capacity *= 2;
     index->table.resize(capacity);
     for (size_t k = 0; k < index->waiting.size();) {  // runs of one symbol
       const int32_t sym = index->waiting[k].first;
