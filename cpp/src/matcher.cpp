@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "hash_mix.hpp"
 #include "tokensieve/error.hpp"
 
 namespace tokensieve {
@@ -15,12 +16,7 @@ namespace {
 inline uint64_t item_key(uint32_t dotted, uint32_t origin) { return (static_cast<uint64_t>(dotted) << 32) | origin; }
 inline uint32_t item_dotted(uint64_t item) { return static_cast<uint32_t>(item >> 32); }
 inline uint32_t item_origin(uint64_t item) { return static_cast<uint32_t>(item); }
-inline uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdULL;
-  x ^= x >> 33;
-  return x;
-}
+using detail::mix;
 
 }  // namespace
 

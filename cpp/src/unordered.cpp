@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "hash_mix.hpp"
 #include "tokensieve/grammar.hpp"
 
 namespace tokensieve {
@@ -59,10 +60,7 @@ uint64_t state_hash(int32_t rule, bool after, uint32_t count, const uint64_t* bi
   for (size_t w = 0; w < words; ++w) {
     h ^= bits[w] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
   }
-  h ^= h >> 33;
-  h *= 0xff51afd7ed558ccdULL;
-  h ^= h >> 33;
-  return h;
+  return detail::mix(h);
 }
 
 }  // namespace

@@ -54,8 +54,8 @@ struct UnorderedRule {
 //
 // A state's moves are a function of the state and the grammar alone, and a mask asks for the
 // same few again and again (each byte of each boundary token completes the same members), so
-// each move is worked out once and remembered: a state's expected symbols, whether it may
-// finish, and where completing a symbol leads.
+// each move is worked out once and remembered: a state's expected symbols, where completing a
+// symbol leads, and each rule's start state. (Whether a state may finish is two popcounts.)
 class UnorderedTable {
  public:
   static constexpr uint32_t kUnknown = UINT32_MAX;
