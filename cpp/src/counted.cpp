@@ -428,6 +428,18 @@ bool CountedTerminal::check_slice_counts_items() const {
   });
 }
 
+int32_t CountedTerminal::slice_chars(int32_t d, int32_t min_gap, int32_t max_gap) const {
+  if (slice_ == nullptr || loop_->accepting(d)) return -1;
+  // Strings of the slice that tick would change the gaps, and the loop automaton's accepting
+  // states may not accept (too few items): both are left to the walk.
+  return slice_->char_horizon(d, *loop_, [&](int32_t q, uint8_t byte) {
+    const int32_t q2 = loop_->next(q, byte);
+    if (q2 == kDead) return kDead;
+    if (ticks(q, byte) || loop_->accepting(q2)) return TokenSlice::kFail;
+    return edge_allowed(q, q2, min_gap, max_gap) ? q2 : kDead;
+  }, longest_token_);
+}
+
 int32_t CountedTerminal::next(int32_t state, uint8_t byte) const {
   const int32_t d = loop_state(state);
   int32_t n = count(state);
@@ -485,13 +497,16 @@ std::shared_ptr<const StateTokens> CountedTerminal::tokens(int32_t state) const 
   }
   // Built outside the lock; two threads racing on one key build equal entries.
   std::shared_ptr<const StateTokens> entry;
+  const GapWalk::State gap_start{d, lo, hi};
   if (d == boundary_ && slice_counts_items_) {
     const std::vector<uint32_t> seed = slice_->bits_up_to(static_cast<uint32_t>(hi));
-    entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, slice_->rest(), &seed,
-                                        max_boundary_nodes_);
+    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, slice_->rest(), &seed, max_boundary_nodes_);
+  } else if (const int32_t chars = slice_chars(d, lo, hi); chars >= 0) {
+    const std::vector<uint32_t> seed =
+        chars >= longest_token_ ? slice_->bits() : slice_->bits_up_to(static_cast<uint32_t>(chars));
+    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, slice_->rest(), &seed, max_boundary_nodes_);
   } else {
-    entry = detail::build_state_tokens(GapWalk{*this}, GapWalk::State{d, lo, hi}, *vocab_, vocab_->trie(), nullptr,
-                                        max_boundary_nodes_);
+    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, vocab_->trie(), nullptr, max_boundary_nodes_);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   return near_.emplace(key, std::move(entry)).first->second;

@@ -106,14 +106,6 @@ std::vector<uint32_t> TokenSlice::bits_up_to(uint32_t max_chars) const {
   return out;
 }
 
-bool TokenSlice::admitted_by(const Dfa& dfa, int32_t state) const {
-  if (dfa.accepting(state)) return false;
-  return all_plain_strings(state, dfa, [&dfa](int32_t q, uint8_t byte, bool) {
-    const int32_t q2 = dfa.next(q, byte);
-    return q2 == Dfa::kDead || dfa.accepting(q2) ? Dfa::kDead : q2;
-  });
-}
-
 DfaTokenIndex::DfaTokenIndex(std::shared_ptr<const Dfa> dfa, std::shared_ptr<const Vocabulary> vocab,
                              std::shared_ptr<const TokenSlice> slice, size_t max_boundary_nodes)
     : dfa_(std::move(dfa)), vocab_(std::move(vocab)), slice_(std::move(slice)), max_boundary_nodes_(max_boundary_nodes) {
@@ -146,11 +138,24 @@ struct DfaWalk {
 }  // namespace
 
 std::shared_ptr<const StateTokens> DfaTokenIndex::build(int32_t start) const {
-  // With the slice admitted, its tokens are inside at once and only the rest needs a walk.
-  const bool sliced = slice_ != nullptr && slice_->admitted_by(*dfa_, start);
-  if (sliced) {
-    return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, slice_->rest(), &slice_->bits(),
-                                      max_boundary_nodes_);
+  // Where the slice's tokens stay inside or die by their number of characters alone (inside a
+  // JSON string, with or without a maxLength), they are taken at once and only the rest of the
+  // vocabulary is walked.
+  if (slice_ != nullptr && !dfa_->accepting(start)) {
+    const Dfa& dfa = *dfa_;
+    const auto longest = static_cast<int32_t>(vocab_->trie().max_depth());
+    const int32_t chars = slice_->char_horizon(start, dfa, [&dfa](int32_t q, uint8_t byte) {
+      const int32_t q2 = dfa.next(q, byte);
+      return q2 != Dfa::kDead && dfa.accepting(q2) ? TokenSlice::kFail : q2;
+    }, longest);
+    if (chars >= longest) {
+      return detail::build_state_tokens(DfaWalk{dfa}, start, *vocab_, slice_->rest(), &slice_->bits(),
+                                        max_boundary_nodes_);
+    }
+    if (chars >= 0) {
+      const std::vector<uint32_t> seed = slice_->bits_up_to(static_cast<uint32_t>(chars));
+      return detail::build_state_tokens(DfaWalk{dfa}, start, *vocab_, slice_->rest(), &seed, max_boundary_nodes_);
+    }
   }
   return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, vocab_->trie(), nullptr, max_boundary_nodes_);
 }

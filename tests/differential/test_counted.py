@@ -119,6 +119,24 @@ JSON_VOCAB = Vocabulary(
 )
 
 
+def walk_json_vocab(grammar: Grammar, limits: Limits, choices: list[tuple[bool, int]]) -> None:
+    """Walks JSON_VOCAB tokens through the engine and the oracle side by side: at each step
+    the masks must be equal, then a token is taken (an allowed one or any, by `choices`)."""
+    compiled = Compiler(JSON_VOCAB, limits=limits).grammar(grammar)
+    oracle = Oracle(grammar)
+    matcher = Matcher(compiled)
+    eos = len(JSON_TOKENS)
+    accepted: list[bytes] = []
+    for pick_allowed, r in [*choices, (False, eos)]:
+        expected = oracle.mask(accepted, JSON_VOCAB.tokens, special_ids=[eos], eos_ids=[eos])
+        assert set(matcher.allowed_tokens().tolist()) == expected, accepted
+        t = sorted(expected)[r % len(expected)] if pick_allowed else r % JSON_VOCAB.size
+        assert matcher.accept_token(t) == (t in expected)
+        if t not in expected or t == eos:
+            break
+        accepted.append(JSON_TOKENS[t])
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     lo=st.integers(0, 3),
@@ -132,18 +150,45 @@ def test_json_string_lengths_match_oracle(
     grammar = Grammar(
         {"root": Seq((quote, Repeat(ANY_CHAR, lo, None if extra is None else lo + extra), quote))}
     )
-    compiled = Compiler(JSON_VOCAB, limits=COUNTED).grammar(grammar)
     bound = lo if extra is None else lo + extra
+    compiled = Compiler(JSON_VOCAB, limits=COUNTED).grammar(grammar)
     assert compiled.stats.counted_terminals == (1 if bound >= 1 else 0)
-    oracle = Oracle(grammar)
-    matcher = Matcher(compiled)
-    eos = len(JSON_TOKENS)
-    accepted: list[bytes] = []
-    for pick_allowed, r in [*choices, (False, eos)]:
-        expected = oracle.mask(accepted, JSON_VOCAB.tokens, special_ids=[eos], eos_ids=[eos])
-        assert set(matcher.allowed_tokens().tolist()) == expected, accepted
-        t = sorted(expected)[r % len(expected)] if pick_allowed else r % JSON_VOCAB.size
-        assert matcher.accept_token(t) == (t in expected)
-        if t not in expected or t == eos:
-            break
-        accepted.append(JSON_TOKENS[t])
+    walk_json_vocab(grammar, COUNTED, choices)
+
+
+# The token slice decides by character count where it can (token_index.hpp, char_horizon):
+# a short maxLength string is a chain of DFA states whose slice tokens stay inside up to the
+# characters left, and the items of a counted list of strings take the slice while inside
+# one string. Both against the oracle, with the tokens that cross a quote walked as usual.
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    lo=st.integers(0, 3),
+    extra=st.integers(0, 6),
+    counted=st.booleans(),
+    choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=12),
+)
+def test_bounded_strings_take_slice_by_length(
+    lo: int, extra: int, counted: bool, choices: list[tuple[bool, int]]
+) -> None:
+    quote = literal('"')
+    string = Seq((quote, Repeat(ANY_CHAR, lo, lo + extra), quote))
+    grammar = Grammar({"root": Seq((string, Alt((literal("a"), literal("\\u")))))})
+    walk_json_vocab(grammar, COUNTED if counted else Limits(), choices)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    max_len=st.one_of(st.none(), st.integers(1, 4)),
+    lo=st.integers(0, 2),
+    extra=st.integers(0, 6),
+    choices=st.lists(st.tuples(st.booleans(), st.integers(0, 10**6)), max_size=16),
+)
+def test_counted_lists_of_strings_match_oracle(
+    max_len: int | None, lo: int, extra: int, choices: list[tuple[bool, int]]
+) -> None:
+    quote = literal('"')
+    string = Seq((quote, Repeat(ANY_CHAR, 0, max_len), quote))
+    # "u" [ "n" ... ] "0": brackets and commas spelled with bytes the vocabulary has
+    items = Repeat(Seq((literal("n"), string)), lo, lo + extra)
+    grammar = Grammar({"root": Seq((literal("u"), string, items, literal("0")))})
+    walk_json_vocab(grammar, COUNTED, choices)

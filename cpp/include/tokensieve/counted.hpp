@@ -160,6 +160,9 @@ class CountedTerminal {
   // then near entries at B take the slice's tokens by their character count, not by a walk.
   bool slice_counts_items_ = false;
   bool check_slice_counts_items() const;
+  // TokenSlice::char_horizon from loop state d with these gaps, for strings of the slice that
+  // never tick (inside one item: a JSON string in an array of strings); -1 when not known.
+  int32_t slice_chars(int32_t d, int32_t min_gap, int32_t max_gap) const;
   mutable std::mutex mutex_;
   mutable std::unordered_map<uint64_t, std::shared_ptr<const StateTokens>> near_;
 };

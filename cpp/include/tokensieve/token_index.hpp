@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <unordered_set>
@@ -42,8 +43,6 @@ class TokenSlice {
   std::vector<uint32_t> bits_up_to(uint32_t max_chars) const;
   const TokenTrie& rest() const { return rest_; }
   uint32_t size() const { return size_; }
-  // Whether every string of P read from `state` of `dfa` keeps it alive and never accepting.
-  bool admitted_by(const Dfa& dfa, int32_t state) const;
   // Explores the product of P's automaton with another automaton from (P's start, `start`):
   // `step(state, byte, completes)` gives the other's state after a byte P can read (`completes`:
   // the byte ends a character of P), or Dfa::kDead to fail the check; `step` must treat bytes of
@@ -52,7 +51,30 @@ class TokenSlice {
   template <class Step>
   bool all_plain_strings(int32_t start, const Dfa& other, Step step) const;
 
+  // What the slice's tokens do from a state of another automaton when that depends on their
+  // number of characters only. Returns r when every string of P of at most r characters keeps
+  // the automaton alive and never accepting while every one of r + 1 characters kills it: then
+  // the slice's tokens of at most r characters stay inside and the others die (bits_up_to(r)).
+  // kAllChars when none dies within `max_chars` characters (pass the longest token's bytes:
+  // then the whole slice stays inside). -1 when neither holds: some strings of one length die
+  // and others live, `step` returns kFail, or the work passes kMaxPairs pairs.
+  // `step(state, byte)` gives the other's state after a byte, Dfa::kDead, or kFail (an
+  // accepting state, or anything else the caller cannot follow); like all_plain_strings', it
+  // must treat bytes of one byte class of `other` alike. Why: a JSON string with a maxLength
+  // of a few hundred is a chain of states, one per character read; each is visited once,
+  // and a walk over the whole vocabulary at each cost milliseconds where the slice's rest
+  // (a tenth of the trie) is enough.
+  static constexpr int32_t kAllChars = std::numeric_limits<int32_t>::max();
+  static constexpr int32_t kFail = -2;
+  template <class Step>
+  int32_t char_horizon(int32_t start, const Dfa& other, Step step, int32_t max_chars) const;
+
  private:
+  static constexpr size_t kMaxPairs = 4096;
+  // One byte per pair of byte classes (P's, `other`'s): bytes of one pair step both automata
+  // alike, and there are a few dozen pairs, not 256 bytes.
+  std::vector<uint8_t> pair_bytes(const Dfa& other) const;
+
   std::shared_ptr<const Vocabulary> vocab_;
   std::shared_ptr<const Dfa> plain_;
   std::vector<uint32_t> bits_;
@@ -61,13 +83,8 @@ class TokenSlice {
   uint32_t size_ = 0;
 };
 
-template <class Step>
-bool TokenSlice::all_plain_strings(int32_t start, const Dfa& other, Step step) const {
-  constexpr size_t kMaxPairs = 4096;
+inline std::vector<uint8_t> TokenSlice::pair_bytes(const Dfa& other) const {
   const Dfa& p = *plain_;
-  if (p.start() == Dfa::kDead) return false;
-  // One byte per pair of byte classes (P's, the other automaton's): bytes of one pair step
-  // both automata alike, and there are a few dozen pairs, not 256 bytes.
   std::vector<uint8_t> bytes;
   std::vector<uint8_t> seen_pair(static_cast<size_t>(p.num_classes()) * other.num_classes(), 0);
   for (int b = 0; b < 256; ++b) {
@@ -78,11 +95,24 @@ bool TokenSlice::all_plain_strings(int32_t start, const Dfa& other, Step step) c
       bytes.push_back(byte);
     }
   }
-  auto key = [](int32_t a, int32_t q) { return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(q); };
+  return bytes;
+}
+
+namespace detail {
+inline uint64_t pair_key(int32_t a, int32_t q) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(a)) << 32) | static_cast<uint32_t>(q);
+}
+}  // namespace detail
+
+template <class Step>
+bool TokenSlice::all_plain_strings(int32_t start, const Dfa& other, Step step) const {
+  const Dfa& p = *plain_;
+  if (p.start() == Dfa::kDead) return false;
+  const std::vector<uint8_t> bytes = pair_bytes(other);
   std::vector<std::pair<int32_t, int32_t>> todo = {{p.start(), start}};
   // A hash set: the check runs up to kMaxPairs pairs on a first mask (a long bounded string
   // reaches the limit), and a linear search made that 16M comparisons.
-  std::unordered_set<uint64_t> seen = {key(p.start(), start)};
+  std::unordered_set<uint64_t> seen = {detail::pair_key(p.start(), start)};
   while (!todo.empty()) {
     auto [a, q] = todo.back();
     todo.pop_back();
@@ -91,12 +121,60 @@ bool TokenSlice::all_plain_strings(int32_t start, const Dfa& other, Step step) c
       if (a2 == Dfa::kDead) continue;
       const int32_t q2 = step(q, byte, p.accepting(a2));
       if (q2 == Dfa::kDead) return false;
-      if (!seen.insert(key(a2, q2)).second) continue;
+      if (!seen.insert(detail::pair_key(a2, q2)).second) continue;
       if (seen.size() > kMaxPairs) return false;
       todo.push_back({a2, q2});
     }
   }
   return true;
+}
+
+template <class Step>
+int32_t TokenSlice::char_horizon(int32_t start, const Dfa& other, Step step, int32_t max_chars) const {
+  const Dfa& p = *plain_;
+  if (p.start() == Dfa::kDead) return -1;
+  const std::vector<uint8_t> bytes = pair_bytes(other);
+  // Layer by layer: the pairs after each whole number of characters, and between two layers
+  // the pairs part-way through a character (UTF-8 continuation bytes).
+  using Pair = std::pair<int32_t, int32_t>;
+  std::vector<Pair> layer = {{p.start(), start}}, next_layer, todo;
+  std::unordered_set<uint64_t> within;
+  size_t pairs = 1;
+  for (int32_t chars = 0; chars < max_chars; ++chars) {
+    bool lives = false, dies = false;
+    next_layer.clear();
+    within.clear();
+    todo = layer;
+    while (!todo.empty()) {
+      const auto [a, q] = todo.back();
+      todo.pop_back();
+      for (const uint8_t byte : bytes) {
+        const int32_t a2 = p.next(a, byte);
+        if (a2 == Dfa::kDead) continue;
+        const int32_t q2 = step(q, byte);
+        if (q2 == kFail) return -1;
+        if (q2 == Dfa::kDead) {
+          dies = true;
+        } else if (p.accepting(a2)) {  // a character read whole
+          lives = true;
+          next_layer.push_back({a2, q2});
+        } else if (within.insert(detail::pair_key(a2, q2)).second) {
+          if (++pairs > kMaxPairs) return -1;
+          todo.push_back({a2, q2});
+        }
+      }
+    }
+    // P's states are trimmed, so a string part-way through a character that does not die
+    // reads the character whole: with no string alive after chars + 1 characters, all died.
+    if (dies) return lives ? -1 : chars;
+    std::sort(next_layer.begin(), next_layer.end());
+    next_layer.erase(std::unique(next_layer.begin(), next_layer.end()), next_layer.end());
+    if (next_layer == layer) return kAllChars;  // every later layer is this one again
+    pairs += next_layer.size();
+    if (pairs > kMaxPairs) return -1;
+    layer.swap(next_layer);
+  }
+  return kAllChars;
 }
 
 // The suffixes of tokens after the points where a terminal may end, grouped by their first
