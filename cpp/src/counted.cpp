@@ -498,15 +498,14 @@ std::shared_ptr<const StateTokens> CountedTerminal::tokens(int32_t state) const 
   // Built outside the lock; two threads racing on one key build equal entries.
   std::shared_ptr<const StateTokens> entry;
   const GapWalk::State gap_start{d, lo, hi};
-  if (d == boundary_ && slice_counts_items_) {
-    const std::vector<uint32_t> seed = slice_->bits_up_to(static_cast<uint32_t>(hi));
-    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, slice_->rest(), &seed, max_boundary_nodes_);
+  if (d == boundary_ && slice_counts_items_) {  // every character an item: hi characters at most
+    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, slice_.get(), static_cast<uint32_t>(hi),
+                                        max_boundary_nodes_);
   } else if (const int32_t chars = slice_chars(d, lo, hi); chars >= 0) {
-    const std::vector<uint32_t> seed =
-        chars >= longest_token_ ? slice_->bits() : slice_->bits_up_to(static_cast<uint32_t>(chars));
-    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, slice_->rest(), &seed, max_boundary_nodes_);
+    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, slice_.get(), static_cast<uint32_t>(chars),
+                                        max_boundary_nodes_);
   } else {
-    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, vocab_->trie(), nullptr, max_boundary_nodes_);
+    entry = detail::build_state_tokens(GapWalk{*this}, gap_start, *vocab_, nullptr, 0, max_boundary_nodes_);
   }
   std::lock_guard<std::mutex> lock(mutex_);
   return near_.emplace(key, std::move(entry)).first->second;

@@ -18,27 +18,36 @@
 
 namespace tokensieve::detail {
 
-// The entry for `start`, walking `trie` (the vocabulary's, or a slice's rest). `seed_bits`, when
-// given, are tokens already known to stay inside from `start` (a slice's, or part of it). Past
-// `max_boundary_nodes` nodes where the terminal may end, their suffixes are grouped by first byte.
+// The entry for `start`. Without a slice it walks the vocabulary's trie. With one, the caller
+// knows that the slice's tokens of at most `slice_chars` characters stay inside from `start`
+// and its others die without passing an accepting state (TokenSlice::char_horizon): those are
+// taken at once and only the slice's rest is walked. Past `max_boundary_nodes` nodes where the
+// terminal may end, their suffixes are grouped by first byte.
 template <class Automaton>
 std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton, const typename Automaton::State& start,
-                                                      const Vocabulary& vocab, const TokenTrie& trie,
-                                                      const std::vector<uint32_t>* seed_bits,
-                                                      size_t max_boundary_nodes) {
+                                                      const Vocabulary& vocab, const TokenSlice* slice,
+                                                      uint32_t slice_chars, size_t max_boundary_nodes) {
   using State = typename Automaton::State;
+  const TokenTrie& trie = slice != nullptr ? slice->rest() : vocab.trie();
   const uint32_t n = trie.num_nodes();
   std::vector<State> state_at(trie.max_depth() + 1, start);
   std::vector<uint32_t> boundaries;
   // Tokens inside: a list of ids while they are few, a bitset past a quarter of the bitset's
-  // words (about as small then, and ORed faster); with seed bits, a bitset from the start. Bits
-  // are set as the walk finds tokens: a string terminal's state keeps nearly the whole
-  // vocabulary inside, and collecting 120k ids first was a third of the walk.
+  // words (about as small then, and ORed faster). Bits are set as the walk finds tokens: a
+  // string terminal's state keeps nearly the whole vocabulary inside, and collecting 120k ids
+  // first was a third of the walk.
   const size_t words = (vocab.size() + 31) / 32;
   std::vector<uint32_t> inside;
   std::vector<uint32_t> bits;
-  bool use_bits = seed_bits != nullptr;
-  if (use_bits) bits = *seed_bits;
+  bool use_bits = false;
+  if (slice != nullptr) {
+    if (slice->count_up_to(slice_chars) > words / 4) {
+      use_bits = true;
+      bits = slice->bits_up_to(slice_chars);
+    } else {
+      inside.assign(slice->ids_begin(), slice->ids_end_up_to(slice_chars));
+    }
+  }
 
   uint32_t node = 1;
   while (node < n) {

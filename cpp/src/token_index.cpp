@@ -72,7 +72,8 @@ TokenSlice::TokenSlice(std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<
     : vocab_(std::move(vocab)), plain_(std::move(plain)) {
   const Vocabulary& v = *vocab_;
   bits_.assign((v.size() + 31) / 32, 0);
-  chars_.assign(v.size(), 0);
+  std::vector<uint32_t> chars_of(v.size(), 0);  // per token id: its UTF-8 characters if in the slice, else 0
+  uint32_t most_chars = 0;
   std::vector<uint8_t> rest(v.size(), 0);
   for (uint32_t id = 0; id < v.size(); ++id) {
     if (v.is_special(id) || v.token(id).empty()) continue;
@@ -86,10 +87,22 @@ TokenSlice::TokenSlice(std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<
       ++size_;
       uint32_t chars = 0;
       for (unsigned char b : v.token(id)) chars += (b & 0xC0) != 0x80;  // lead bytes: one per character
-      chars_[id] = static_cast<uint16_t>(std::min<uint32_t>(chars, 0xFFFF));
+      chars_of[id] = chars;
+      most_chars = std::max(most_chars, chars);
     } else {
       rest[id] = 1;
     }
+  }
+  // Ids by character count (a counting sort); chars_begin_ has one entry past the most.
+  chars_begin_.assign(static_cast<size_t>(most_chars) + 2, 0);
+  for (uint32_t id = 0; id < v.size(); ++id) {
+    if (chars_of[id] != 0) ++chars_begin_[chars_of[id] + 1];
+  }
+  for (size_t c = 1; c < chars_begin_.size(); ++c) chars_begin_[c] += chars_begin_[c - 1];
+  by_chars_.resize(size_);
+  std::vector<uint32_t> fill(chars_begin_.begin(), chars_begin_.end() - 1);
+  for (uint32_t id = 0; id < v.size(); ++id) {
+    if (chars_of[id] != 0) by_chars_[fill[chars_of[id]]++] = id;
   }
   std::vector<std::string> tokens(v.size());
   for (uint32_t id = 0; id < v.size(); ++id) {
@@ -99,10 +112,15 @@ TokenSlice::TokenSlice(std::shared_ptr<const Vocabulary> vocab, std::shared_ptr<
 }
 
 std::vector<uint32_t> TokenSlice::bits_up_to(uint32_t max_chars) const {
-  std::vector<uint32_t> out(bits_.size(), 0);
-  for (uint32_t id = 0; id < chars_.size(); ++id) {
-    if (chars_[id] != 0 && chars_[id] <= max_chars) out[id >> 5] |= 1u << (id & 31);
+  const uint32_t* const cut = ids_end_up_to(max_chars);
+  const uint32_t* const end = by_chars_.data() + by_chars_.size();
+  if (cut - ids_begin() <= end - cut) {  // set the few up to the bound...
+    std::vector<uint32_t> out(bits_.size(), 0);
+    for (const uint32_t* id = ids_begin(); id != cut; ++id) out[*id >> 5] |= 1u << (*id & 31);
+    return out;
   }
+  std::vector<uint32_t> out = bits_;  // ...or clear the few past it
+  for (const uint32_t* id = cut; id != end; ++id) out[*id >> 5] &= ~(1u << (*id & 31));
   return out;
 }
 
@@ -143,21 +161,16 @@ std::shared_ptr<const StateTokens> DfaTokenIndex::build(int32_t start) const {
   // vocabulary is walked.
   if (slice_ != nullptr && !dfa_->accepting(start)) {
     const Dfa& dfa = *dfa_;
-    const auto longest = static_cast<int32_t>(vocab_->trie().max_depth());
     const int32_t chars = slice_->char_horizon(start, dfa, [&dfa](int32_t q, uint8_t byte) {
       const int32_t q2 = dfa.next(q, byte);
       return q2 != Dfa::kDead && dfa.accepting(q2) ? TokenSlice::kFail : q2;
-    }, longest);
-    if (chars >= longest) {
-      return detail::build_state_tokens(DfaWalk{dfa}, start, *vocab_, slice_->rest(), &slice_->bits(),
+    }, static_cast<int32_t>(vocab_->trie().max_depth()));
+    if (chars >= 0) {
+      return detail::build_state_tokens(DfaWalk{dfa}, start, *vocab_, slice_.get(), static_cast<uint32_t>(chars),
                                         max_boundary_nodes_);
     }
-    if (chars >= 0) {
-      const std::vector<uint32_t> seed = slice_->bits_up_to(static_cast<uint32_t>(chars));
-      return detail::build_state_tokens(DfaWalk{dfa}, start, *vocab_, slice_->rest(), &seed, max_boundary_nodes_);
-    }
   }
-  return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, vocab_->trie(), nullptr, max_boundary_nodes_);
+  return detail::build_state_tokens(DfaWalk{*dfa_}, start, *vocab_, nullptr, 0, max_boundary_nodes_);
 }
 
 size_t DfaTokenIndex::memory_bytes() const {

@@ -39,8 +39,14 @@ class TokenSlice {
 
   const Dfa& plain() const { return *plain_; }
   const std::vector<uint32_t>& bits() const { return bits_; }
-  // The slice's tokens of at most `max_chars` UTF-8 characters, as a bitset.
+  // The slice's tokens of at most `max_chars` UTF-8 characters: how many, as a bitset, and as
+  // ids (a range of ids sorted by character count). The bitset costs the fewer of those tokens
+  // and the others, not a pass over the vocabulary: a state near the end of a bounded string
+  // takes few of them, and its entry is built on the first mask there.
+  size_t count_up_to(uint32_t max_chars) const { return chars_begin_[clamp_chars(max_chars) + 1]; }
   std::vector<uint32_t> bits_up_to(uint32_t max_chars) const;
+  const uint32_t* ids_begin() const { return by_chars_.data(); }
+  const uint32_t* ids_end_up_to(uint32_t max_chars) const { return by_chars_.data() + count_up_to(max_chars); }
   const TokenTrie& rest() const { return rest_; }
   uint32_t size() const { return size_; }
   // Explores the product of P's automaton with another automaton from (P's start, `start`):
@@ -77,8 +83,11 @@ class TokenSlice {
 
   std::shared_ptr<const Vocabulary> vocab_;
   std::shared_ptr<const Dfa> plain_;
+  uint32_t clamp_chars(uint32_t chars) const { return std::min<uint32_t>(chars, static_cast<uint32_t>(chars_begin_.size() - 2)); }
+
   std::vector<uint32_t> bits_;
-  std::vector<uint16_t> chars_;  // per token id: its UTF-8 characters if in the slice, else 0
+  std::vector<uint32_t> by_chars_;     // the slice's token ids, sorted by their number of characters
+  std::vector<uint32_t> chars_begin_;  // by_chars_[chars_begin_[c] ..]: tokens of c characters or more
   TokenTrie rest_;
   uint32_t size_ = 0;
 };
