@@ -18,7 +18,7 @@ from tests.differential.test_random_grammars import EOS, TOKENS, VOCAB, byte_set
 from tests.oracle import Oracle
 from tokensieve import Compiler, Limits, Matcher, Vocabulary
 from tokensieve.frontends.json_schema.strings import ANY_CHAR
-from tokensieve.ir import Alt, Expr, Grammar, Ref, Repeat, Seq, literal
+from tokensieve.ir import Alt, Expr, Grammar, Ref, Repeat, Seq, codepoints, literal
 
 COUNTED = Limits(min_counted_repeat=1)
 
@@ -192,3 +192,21 @@ def test_counted_lists_of_strings_match_oracle(
     items = Repeat(Seq((literal("n"), string)), lo, lo + extra)
     grammar = Grammar({"root": Seq((literal("u"), string, items, literal("0")))})
     walk_json_vocab(grammar, COUNTED, choices)
+
+
+def test_slice_horizon_follows_strings_that_loop() -> None:
+    """ASCII characters loop where a string starts, one non-ASCII character may follow, then
+    only the quote. Two-character plain strings then live ("aa") or die ("éa"): their slice
+    tokens must be walked, not taken by length. A horizon search that stops following the
+    looping strings (they come back to a state it has seen) must not conclude from the rest
+    alone that every two-character string dies."""
+    quote = literal('"')
+    ascii_text = Repeat(codepoints([(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x7F)]), 0, None)
+    non_ascii = Repeat(codepoints([(0x80, 0x10FFFF)]), 0, 1)
+    grammar = Grammar({"root": Seq((quote, ascii_text, non_ascii, quote))})
+    quote_id = JSON_TOKENS.index(b'"')
+    walk_json_vocab(grammar, Limits(), [(False, quote_id), (True, 0), (True, 7)])
+    matcher = Matcher(Compiler(JSON_VOCAB).grammar(grammar))
+    assert matcher.accept_token(quote_id)
+    allowed = {JSON_TOKENS[t] for t in matcher.allowed_tokens().tolist() if t < len(JSON_TOKENS)}
+    assert b"aa" in allowed and "é".encode() + b"a" not in allowed

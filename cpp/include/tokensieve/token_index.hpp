@@ -19,6 +19,7 @@
 #include <limits>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -144,15 +145,18 @@ int32_t TokenSlice::char_horizon(int32_t start, const Dfa& other, Step step, int
   if (p.start() == Dfa::kDead) return -1;
   const std::vector<uint8_t> bytes = pair_bytes(other);
   // Layer by layer: the pairs after each whole number of characters, and between two layers
-  // the pairs part-way through a character (UTF-8 continuation bytes).
+  // the pairs part-way through a character (UTF-8 continuation bytes). Each pair is explored
+  // once: one seen before was explored from there (an earlier layer) without a death, and so
+  // was everything after it, so the work is that of a plain search over the pairs.
   using Pair = std::pair<int32_t, int32_t>;
   std::vector<Pair> layer = {{p.start(), start}}, next_layer, todo;
-  std::unordered_set<uint64_t> within;
+  std::unordered_set<uint64_t> layered = {detail::pair_key(p.start(), start)};  // whole characters
+  std::unordered_map<uint64_t, int32_t> within;  // part-way through a character: the layer
   size_t pairs = 1;
+  bool merged = false;  // some string reached a pair seen in an earlier layer
   for (int32_t chars = 0; chars < max_chars; ++chars) {
     bool lives = false, dies = false;
     next_layer.clear();
-    within.clear();
     todo = layer;
     while (!todo.empty()) {
       const auto [a, q] = todo.back();
@@ -167,21 +171,32 @@ int32_t TokenSlice::char_horizon(int32_t start, const Dfa& other, Step step, int
         } else if (p.accepting(a2)) {  // a character read whole
           lives = true;
           next_layer.push_back({a2, q2});
-        } else if (within.insert(detail::pair_key(a2, q2)).second) {
+        } else if (const auto [it, added] = within.try_emplace(detail::pair_key(a2, q2), chars); added) {
           if (++pairs > kMaxPairs) return -1;
           todo.push_back({a2, q2});
+        } else if (it->second != chars) {
+          merged = true;
         }
       }
     }
     // P's states are trimmed, so a string part-way through a character that does not die
     // reads the character whole: with no string alive after chars + 1 characters, all died.
-    if (dies) return lives ? -1 : chars;
+    // Not so after a merge: strings through an earlier layer's pair were not followed again.
+    if (dies) return lives || merged ? -1 : chars;
+    // Only new pairs are explored further: with none, no string ever dies.
     std::sort(next_layer.begin(), next_layer.end());
     next_layer.erase(std::unique(next_layer.begin(), next_layer.end()), next_layer.end());
-    if (next_layer == layer) return kAllChars;  // every later layer is this one again
-    pairs += next_layer.size();
+    layer.clear();
+    for (const Pair& pair : next_layer) {
+      if (layered.insert(detail::pair_key(pair.first, pair.second)).second) {
+        layer.push_back(pair);
+      } else {
+        merged = true;
+      }
+    }
+    if (layer.empty()) return kAllChars;
+    pairs += layer.size();
     if (pairs > kMaxPairs) return -1;
-    layer.swap(next_layer);
   }
   return kAllChars;
 }
