@@ -22,8 +22,6 @@ using detail::mix;
 
 Matcher::Matcher(std::shared_ptr<const CompiledGrammar> grammar) : grammar_(std::move(grammar)) {
   if (!grammar_) throw Error(ErrorKind::InvalidArgument, "Matcher needs a compiled grammar");
-  seen_keys_.assign(64, 0);
-  seen_stamp_.assign(64, 0);
   start_chart();
 }
 
@@ -46,11 +44,7 @@ void Matcher::reset() { start_chart(); }
 void Matcher::push_set() {
   sets_.push_back({static_cast<uint32_t>(items_.size()), static_cast<uint32_t>(scans_.size()), false, 0});
   wait_index_.push_back(nullptr);
-  ++stamp_;
-  if (stamp_ == 0) {  // wrapped: clear stamps once every 4 billion sets
-    std::fill(seen_stamp_.begin(), seen_stamp_.end(), 0);
-    stamp_ = 1;
-  }
+  seen_.clear();
   seen_count_ = 0;
 }
 
@@ -63,33 +57,22 @@ void Matcher::truncate(size_t num_sets) {
 }
 
 void Matcher::grow_seen() {
-  size_t cap = seen_keys_.size() * 2;
-  seen_keys_.assign(cap, 0);
-  seen_stamp_.assign(cap, 0);
-  // Re-insert the items of the set being built.
-  seen_count_ = 0;
+  seen_.grow(seen_.capacity() * 2);
+  // Re-insert the items of the set being built (all distinct).
   for (size_t i = sets_.back().items_begin; i < items_.size(); ++i) {
-    uint64_t key = items_[i];
-    size_t mask = cap - 1, h = mix(key) & mask;
-    while (seen_stamp_[h] == stamp_) h = (h + 1) & mask;
-    seen_stamp_[h] = stamp_;
-    seen_keys_[h] = key;
-    ++seen_count_;
+    const uint64_t key = items_[i];
+    seen_.fill(seen_.find(mix(key), [](uint64_t) { return false; }).first, key);
   }
 }
 
 void Matcher::add_item(uint32_t dotted, uint32_t origin) {
-  uint64_t key = item_key(dotted, origin);
-  size_t mask = seen_keys_.size() - 1, h = mix(key) & mask;
-  while (seen_stamp_[h] == stamp_) {
-    if (seen_keys_[h] == key) return;
-    h = (h + 1) & mask;
-  }
-  seen_stamp_[h] = stamp_;
-  seen_keys_[h] = key;
+  const uint64_t key = item_key(dotted, origin);
+  const auto [slot, found] = seen_.find(mix(key), [key](uint64_t other) { return other == key; });
+  if (found) return;
+  seen_.fill(slot, key);
   items_.push_back(key);
   ++work_;
-  if (++seen_count_ * 2 > seen_keys_.size()) grow_seen();
+  if (++seen_count_ * 2 > seen_.capacity()) grow_seen();
 }
 
 // Predict / complete until nothing new appears in the top set; items waiting on a terminal
@@ -251,33 +234,17 @@ void Matcher::close_dynamic(uint32_t state, uint32_t origin, uint32_t pos) {
 void Matcher::dedupe_scans() {
   const size_t begin = sets_.back().scans_begin, end = scans_.size();
   if (end - begin < 2) return;
-  size_t capacity = 64;
-  while (capacity < 2 * (end - begin)) capacity *= 2;
-  if (scan_slot_.size() < capacity) {
-    scan_slot_.assign(capacity, 0);
-    scan_slot_stamp_.assign(capacity, 0);
-    scan_stamp_ = 0;
-  }
-  if (++scan_stamp_ == 0) {  // wrapped: clear the stamps once every 4 billion calls
-    std::fill(scan_slot_stamp_.begin(), scan_slot_stamp_.end(), 0);
-    scan_stamp_ = 1;
-  }
-  const size_t mask = scan_slot_.size() - 1;
+  kept_scans_.grow(2 * (end - begin));
   size_t kept = begin;
   for (size_t k = begin; k < end; ++k) {
     const Scan s = scans_[k];
-    size_t h = mix(item_key(s.dotted, s.origin) + 0x9E3779B97F4A7C15ull * static_cast<uint32_t>(s.state)) & mask;
-    bool duplicate = false;
-    for (; scan_slot_stamp_[h] == scan_stamp_; h = (h + 1) & mask) {
-      const Scan& o = scans_[scan_slot_[h]];
-      if (o.dotted == s.dotted && o.origin == s.origin && o.state == s.state) {
-        duplicate = true;
-        break;
-      }
-    }
+    const uint64_t hash = mix(item_key(s.dotted, s.origin) + 0x9E3779B97F4A7C15ull * static_cast<uint32_t>(s.state));
+    const auto [slot, duplicate] = kept_scans_.find(hash, [&](uint32_t at) {
+      const Scan& o = scans_[at];
+      return o.dotted == s.dotted && o.origin == s.origin && o.state == s.state;
+    });
     if (duplicate) continue;
-    scan_slot_stamp_[h] = scan_stamp_;
-    scan_slot_[h] = static_cast<uint32_t>(kept);
+    kept_scans_.fill(slot, static_cast<uint32_t>(kept));
     scans_[kept++] = s;
   }
   scans_.resize(kept);

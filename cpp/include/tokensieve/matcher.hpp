@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "tokensieve/grammar.hpp"
+#include "tokensieve/stamped_table.hpp"
 
 namespace tokensieve {
 
@@ -133,15 +134,11 @@ class Matcher {
   std::vector<size_t> signature_stack_;
   std::vector<size_t> scan_order_;  // compute_mask: the top set's scans grouped by terminal state
 
-  // Per-set duplicate detection: open addressing with generation stamps (no clearing).
-  std::vector<uint64_t> seen_keys_;
-  std::vector<uint32_t> seen_stamp_;
-  uint32_t stamp_ = 0;
+  // The items of the set being built (duplicate detection), and dedupe_scans' positions of
+  // the scans it keeps: emptied per set and per call without a pass over their slots.
+  detail::StampedTable<uint64_t> seen_;
   uint32_t seen_count_ = 0;
-  // dedupe_scans' table, the same way: slot -> position of a kept scan.
-  std::vector<uint32_t> scan_slot_;
-  std::vector<uint32_t> scan_slot_stamp_;
-  uint32_t scan_stamp_ = 0;
+  detail::StampedTable<uint32_t> kept_scans_;
   int64_t work_ = 0;
 };
 
