@@ -70,7 +70,7 @@ class TokenSlice {
   // must treat bytes of one byte class of `other` alike. Why: a JSON string with a maxLength
   // of a few hundred is a chain of states, one per character read; each is visited once,
   // and a walk over the whole vocabulary at each cost milliseconds where the slice's rest
-  // (a tenth of the trie) is enough.
+  // (a twentieth of the trie) is enough.
   static constexpr int32_t kAllChars = std::numeric_limits<int32_t>::max();
   static constexpr int32_t kFail = -2;
   template <class Step>
