@@ -45,7 +45,6 @@ void Matcher::push_set() {
   sets_.push_back({static_cast<uint32_t>(items_.size()), static_cast<uint32_t>(scans_.size()), false, 0});
   wait_index_.push_back(nullptr);
   seen_.clear();
-  seen_count_ = 0;
 }
 
 void Matcher::truncate(size_t num_sets) {
@@ -72,7 +71,7 @@ void Matcher::add_item(uint32_t dotted, uint32_t origin) {
   seen_.fill(slot, key);
   items_.push_back(key);
   ++work_;
-  if (++seen_count_ * 2 > seen_.capacity()) grow_seen();
+  if (seen_.size() * 2 > seen_.capacity()) grow_seen();
 }
 
 // Predict / complete until nothing new appears in the top set; items waiting on a terminal
@@ -169,26 +168,32 @@ const Matcher::WaitIndex& Matcher::wait_index(uint32_t set) {
     }
     std::sort(index->waiting.begin(), index->waiting.end());
     std::sort(index->dynamic.begin(), index->dynamic.end());
+    // Each symbol's items form a run in each sorted list.
+    auto for_each_run = [](const std::vector<std::pair<int32_t, uint32_t>>& list, auto&& on_run) {
+      for (size_t k = 0; k < list.size();) {
+        const int32_t sym = list[k].first;
+        const size_t begin = k;
+        while (k < list.size() && list[k].first == sym) ++k;
+        on_run(sym, static_cast<uint32_t>(begin), static_cast<uint32_t>(k));
+      }
+    };
     size_t symbols = 0;  // an upper bound on the distinct symbols: runs in the two lists
-    for (size_t k = 0; k < index->waiting.size(); ++k) symbols += k == 0 || index->waiting[k].first != index->waiting[k - 1].first;
-    for (size_t k = 0; k < index->dynamic.size(); ++k) symbols += k == 0 || index->dynamic[k].first != index->dynamic[k - 1].first;
+    auto count_run = [&symbols](int32_t, uint32_t, uint32_t) { ++symbols; };
+    for_each_run(index->waiting, count_run);
+    for_each_run(index->dynamic, count_run);
     size_t capacity = 8;  // at most half full
     while (capacity < 2 * symbols) capacity *= 2;
     index->table.resize(capacity);
-    for (size_t k = 0; k < index->waiting.size();) {  // runs of one symbol
-      const int32_t sym = index->waiting[k].first;
+    for_each_run(index->waiting, [&index](int32_t sym, uint32_t begin, uint32_t end) {
       WaitIndex::Entry& e = index->slot(sym);
-      e.waiting_begin = static_cast<uint32_t>(k);
-      while (k < index->waiting.size() && index->waiting[k].first == sym) ++k;
-      e.waiting_end = static_cast<uint32_t>(k);
-    }
-    for (size_t k = 0; k < index->dynamic.size();) {
-      const int32_t sym = index->dynamic[k].first;
+      e.waiting_begin = begin;
+      e.waiting_end = end;
+    });
+    for_each_run(index->dynamic, [&index](int32_t sym, uint32_t begin, uint32_t end) {
       WaitIndex::Entry& e = index->slot(sym);
-      e.dynamic_begin = static_cast<uint32_t>(k);
-      while (k < index->dynamic.size() && index->dynamic[k].first == sym) ++k;
-      e.dynamic_end = static_cast<uint32_t>(k);
-    }
+      e.dynamic_begin = begin;
+      e.dynamic_end = end;
+    });
     wait_index_[set] = std::move(index);
   }
   return *wait_index_[set];

@@ -137,7 +137,6 @@ class Matcher {
   // The items of the set being built (duplicate detection), and dedupe_scans' positions of
   // the scans it keeps: emptied per set and per call without a pass over their slots.
   detail::StampedTable<uint64_t> seen_;
-  uint32_t seen_count_ = 0;
   detail::StampedTable<uint32_t> kept_scans_;
   int64_t work_ = 0;
 };

@@ -4,7 +4,8 @@
 //
 // Each slot carries the generation ("stamp") it was filled in; clear() starts a new generation,
 // and a slot of an older one counts as free. Linear probing over a power-of-two capacity; the
-// caller keeps the table at most half full (grow() empties it: re-insert what is still needed).
+// caller keeps the table at most half full (size() against capacity(); grow() empties it:
+// re-insert what is still needed).
 // An implementation detail of the matcher (namespace detail), not part of the API.
 #pragma once
 #include <algorithm>
@@ -21,9 +22,12 @@ class StampedTable {
   explicit StampedTable(size_t capacity = 64) { grow(capacity); }
 
   size_t capacity() const { return values_.size(); }
+  // Values filled since the table was last emptied.
+  size_t size() const { return size_; }
 
   // Empties the table.
   void clear() {
+    size_ = 0;
     if (++stamp_ == 0) {  // wrapped: clear the stamps once every 4 billion generations
       std::fill(stamps_.begin(), stamps_.end(), 0);
       stamp_ = 1;
@@ -57,6 +61,7 @@ class StampedTable {
   void fill(size_t slot, Value value) {
     values_[slot] = std::move(value);
     stamps_[slot] = stamp_;
+    ++size_;
   }
 
   const Value& operator[](size_t slot) const { return values_[slot]; }
@@ -65,6 +70,7 @@ class StampedTable {
   std::vector<Value> values_;
   std::vector<uint32_t> stamps_;
   uint32_t stamp_ = 0;
+  size_t size_ = 0;
 };
 
 }  // namespace tokensieve::detail

@@ -81,10 +81,11 @@ class TokenSlice {
   // One byte per pair of byte classes (P's, `other`'s): bytes of one pair step both automata
   // alike, and there are a few dozen pairs, not 256 bytes.
   std::vector<uint8_t> pair_bytes(const Dfa& other) const;
+  // A character count capped at the longest slice token's (an index into chars_begin_).
+  uint32_t clamp_chars(uint32_t chars) const { return std::min<uint32_t>(chars, static_cast<uint32_t>(chars_begin_.size() - 2)); }
 
   std::shared_ptr<const Vocabulary> vocab_;
   std::shared_ptr<const Dfa> plain_;
-  uint32_t clamp_chars(uint32_t chars) const { return std::min<uint32_t>(chars, static_cast<uint32_t>(chars_begin_.size() - 2)); }
 
   std::vector<uint32_t> bits_;
   std::vector<uint32_t> by_chars_;     // the slice's token ids, sorted by their number of characters
