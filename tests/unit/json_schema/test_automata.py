@@ -10,6 +10,7 @@ import pytest
 from tests.oracle import Oracle
 from tokensieve.frontends.json_schema.automata import (
     DFA,
+    _SizedLru,
     _with_repeated_items_determinized,
     dfa_from_expr,
     utf8_strings,
@@ -204,3 +205,16 @@ def test_repeated_items_determinized_first_give_the_same_automaton(pattern: str,
     direct = dfa_from_expr(expr)
     plain = _plain_dfa(pattern)
     assert (direct.trans, direct.accept) == (plain.trans, plain.accept)  # minimal, numbered alike
+
+
+def test_sized_lru_evicts_least_recently_used_until_the_sizes_fit() -> None:
+    cache = _SizedLru(budget=10)
+    cache.put("a", "A", 4)
+    cache.put("b", "B", 4)
+    assert cache.get("a") == "A"  # "a" is now the most recently used
+    cache.put("c", "C", 4)  # 12 > 10: "b" goes, not "a"
+    assert "b" not in cache and "a" in cache and "c" in cache and cache.total == 8
+    cache.put("a", "A2", 1)  # replacing an entry counts its new size only
+    assert cache.get("a") == "A2" and cache.total == 5
+    cache.put("big", "BIG", 50)  # alone over the budget: stays, everything else goes
+    assert len(cache) == 1 and cache.get("big") == "BIG" and cache.total == 50

@@ -333,8 +333,50 @@ def _remembered_product(op: str, a: DFA, b: DFA) -> DFA:
     return result
 
 
-_REGULAR_IR: OrderedDict[tuple[tuple[tuple[Edge, ...], ...], tuple[bool, ...]], Expr | None] = OrderedDict()
-_REGULAR_IR_SIZE = 256
+class _SizedLru:
+    """A least-recently-used map bounded by the total size its values are given, not by their
+    number. The remembered expressions below range from a few nodes to tens of thousands, and
+    every node and edge of one is an object Python's cyclic collector tracks: 256 entries kept
+    340,000 of them alive after the MaskBench dev split, and each full collection of the
+    process walked them all (0.3 s here). Not thread-safe: callers hold ``_DFA_LOCK``."""
+
+    def __init__(self, budget: int) -> None:
+        self.budget = budget
+        self.total = 0
+        self._entries: OrderedDict[Any, tuple[Any, int]] = OrderedDict()
+
+    def __contains__(self, key: Any) -> bool:
+        return key in self._entries
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: Any) -> Any:
+        """The value for ``key`` (which must be present), now the most recently used."""
+        self._entries.move_to_end(key)
+        return self._entries[key][0]
+
+    def put(self, key: Any, value: Any, size: int) -> None:
+        """Stores ``value`` of ``size``; the least recently used entries go until the total
+        fits the budget again (the newest stays, even alone over it)."""
+        old = self._entries.pop(key, None)
+        if old is not None:
+            self.total -= old[1]
+        self._entries[key] = (value, size)
+        self.total += size
+        while self.total > self.budget and len(self._entries) > 1:
+            _, (_, evicted) = self._entries.popitem(last=False)
+            self.total -= evicted
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self.total = 0
+
+
+# Expression nodes (``expr_size``) the remembered expressions of ``_regular_ir`` hold in all:
+# room for hundreds of small automata and the few largest of the dev split (34,000 nodes).
+_REGULAR_IR_BUDGET = 131_072
+_REGULAR_IR = _SizedLru(_REGULAR_IR_BUDGET)
 
 
 def _regular_ir(dfa: DFA) -> Expr | None:
@@ -348,8 +390,8 @@ def _regular_ir(dfa: DFA) -> Expr | None:
     key = (tuple(tuple(row) for row in dfa.trans), tuple(dfa.accept))
     with _DFA_LOCK:
         if key in _REGULAR_IR:
-            _REGULAR_IR.move_to_end(key)
-            return _REGULAR_IR[key]
+            known: Expr | None = _REGULAR_IR.get(key)
+            return known
     graph = dfa.labeled()
     expr = graph.to_expr()
     if expr is None:
@@ -358,9 +400,7 @@ def _regular_ir(dfa: DFA) -> Expr | None:
         except OverflowError:
             expr = None
     with _DFA_LOCK:
-        _REGULAR_IR[key] = expr
-        if len(_REGULAR_IR) > _REGULAR_IR_SIZE:
-            _REGULAR_IR.popitem(last=False)
+        _REGULAR_IR.put(key, expr, 1 if expr is None else _size_up_to(expr, _REGULAR_IR_BUDGET))
     return expr
 
 
