@@ -368,10 +368,6 @@ class _SizedLru:
             _, (_, evicted) = self._entries.popitem(last=False)
             self.total -= evicted
 
-    def clear(self) -> None:
-        self._entries.clear()
-        self.total = 0
-
 
 # Expression nodes (``expr_size``) the remembered expressions of ``_regular_ir`` hold in all:
 # room for hundreds of small automata and the few largest of the dev split (34,000 nodes).
