@@ -42,8 +42,7 @@ void Matcher::start_chart() {
 void Matcher::reset() { start_chart(); }
 
 void Matcher::push_set() {
-  sets_.push_back({static_cast<uint32_t>(items_.size()), static_cast<uint32_t>(scans_.size()), false, 0});
-  wait_index_.push_back(nullptr);
+  sets_.push_back({static_cast<uint32_t>(items_.size()), static_cast<uint32_t>(scans_.size()), false, 0, next_serial_++});
   seen_.clear();
 }
 
@@ -52,7 +51,7 @@ void Matcher::truncate(size_t num_sets) {
   items_.resize(sets_[num_sets].items_begin);
   scans_.resize(sets_[num_sets].scans_begin);
   sets_.resize(num_sets);
-  wait_index_.resize(num_sets);
+  if (wait_index_.size() > num_sets) wait_index_.resize(num_sets);
 }
 
 void Matcher::grow_seen() {
@@ -152,6 +151,7 @@ void Matcher::complete(int32_t lhs, uint32_t origin) {
 }
 
 const Matcher::WaitIndex& Matcher::wait_index(uint32_t set) {
+  if (wait_index_.size() <= set) wait_index_.resize(set + 1);  // sized on demand: walks push sets per byte
   if (!wait_index_[set]) {
     const CompiledGrammar& g = *grammar_;
     const uint32_t num_dotted = static_cast<uint32_t>(g.num_dotted());
@@ -239,6 +239,19 @@ void Matcher::close_dynamic(uint32_t state, uint32_t origin, uint32_t pos) {
 void Matcher::dedupe_scans() {
   const size_t begin = sets_.back().scans_begin, end = scans_.size();
   if (end - begin < 2) return;
+  if (end - begin <= kFewScans) {  // a walk's usual set: comparing beats hashing
+    size_t kept = begin;
+    for (size_t k = begin; k < end; ++k) {
+      const Scan s = scans_[k];
+      bool duplicate = false;
+      for (size_t i = begin; i < kept && !duplicate; ++i) {
+        duplicate = scans_[i].dotted == s.dotted && scans_[i].origin == s.origin && scans_[i].state == s.state;
+      }
+      if (!duplicate) scans_[kept++] = s;
+    }
+    scans_.resize(kept);
+    return;
+  }
   kept_scans_.grow(2 * (end - begin));
   size_t kept = begin;
   for (size_t k = begin; k < end; ++k) {
@@ -258,11 +271,23 @@ void Matcher::dedupe_scans() {
 bool Matcher::top_viable() const { return sets_.back().accepting || scans_.size() > sets_.back().scans_begin; }
 
 // Pushes the set after `byte`; returns whether it is viable (the caller pops it otherwise).
-bool Matcher::scan_byte(uint8_t byte) {
+bool Matcher::scan_byte(uint8_t byte) { return scan_byte_impl(byte, nullptr, 0); }
+
+bool Matcher::scan_walk_byte(const TokenTrie& trie, uint32_t node) { return scan_byte_impl(trie.byte(node), &trie, node); }
+
+bool Matcher::child_may_follow(const TokenTrie& trie, uint32_t node, const Follow& follow) {
+  for (uint32_t c = node + 1, end = trie.subtree_end(node); c < end; c = trie.subtree_end(c)) {
+    if (follow.has(trie.byte(c))) return true;
+  }
+  return false;
+}
+
+bool Matcher::scan_byte_impl(uint8_t byte, const TokenTrie* trie, uint32_t node) {
   const CompiledGrammar& g = *grammar_;
   const size_t begin = sets_.back().scans_begin, end = scans_.size();
   push_set();
-  bool completed = false;
+  auto& completed = completed_scratch_;
+  completed.clear();
   for (size_t k = begin; k < end; ++k) {
     const Scan s = scans_[k];
     if (s.state < 0) continue;
@@ -273,14 +298,88 @@ bool Matcher::scan_byte(uint8_t byte) {
       scans_.push_back({s.dotted, s.origin, q, s.terminal});
       ++work_;
     }
-    if (term.accepting(q)) {
-      add_item(g.advance(s.dotted), s.origin);
-      completed = true;
-    }
+    if (term.accepting(q)) completed.push_back(item_key(g.advance(s.dotted), s.origin));
   }
-  if (completed) closure();
+  if (!completed.empty()) {
+    // Past a few items, a key would cost about as much as the closure it could save.
+    const bool memo = trie != nullptr && completed.size() <= kMaxFollowItems;
+    const Follow* follow = memo ? known_follow(completed) : nullptr;
+    if (follow != nullptr && !child_may_follow(*trie, node, *follow)) {
+      dedupe_scans();  // no items: the continuing scans alone, or the completion's viability
+      return follow->viable || scans_.size() > sets_.back().scans_begin;
+    }
+    const size_t continuing = scans_.size();
+    for (uint64_t item : completed) add_item(item_dotted(item), item_origin(item));
+    closure();
+    if (memo && follow == nullptr) remember_follow(continuing);
+  }
   dedupe_scans();
   return top_viable();
+}
+
+// The Follow of `completed` (items completed at the top set of a walk) if this mask has met
+// it, else null with follows_.key naming it for remember_follow. Along a run of one terminal
+// (the letters of an identifier) every node completes the same items from the same sets, so
+// the last lookup is checked first, without building a key. May reorder `completed`.
+const Matcher::Follow* Matcher::known_follow(std::vector<uint64_t>& completed) {
+  FollowMemo& memo = follows_;
+  const bool same_as_last =
+      memo.last != nullptr && completed == memo.last_completed &&
+      std::equal(completed.begin(), completed.end(), memo.last_serials.begin(),
+                 [this](uint64_t item, uint64_t serial) { return sets_[item_origin(item)].serial == serial; });
+  if (same_as_last) return memo.last;
+  memo.last_completed = completed;
+  memo.last_serials.clear();
+  for (uint64_t item : completed) memo.last_serials.push_back(sets_[item_origin(item)].serial);
+  // Keyed by the origin sets' serials, not positions: a position reused after a pop is
+  // another set.
+  std::sort(completed.begin(), completed.end());
+  memo.key.resize(completed.size() * 2 * sizeof(uint64_t));
+  for (size_t i = 0; i < completed.size(); ++i) {
+    const uint64_t part[2] = {item_dotted(completed[i]), sets_[item_origin(completed[i])].serial};
+    std::memcpy(memo.key.data() + i * sizeof part, part, sizeof part);
+  }
+  const auto known = memo.by_key.find(memo.key);
+  memo.last = known == memo.by_key.end() ? nullptr : &known->second;
+  return memo.last;
+}
+
+// The bytes terminal `t` accepts first from `state` (closure predicts scans at the start state:
+// remembered for that one, per matcher, for the terminals met).
+const std::array<uint64_t, 4>& Matcher::start_bytes(int32_t t, int32_t state) {
+  const Terminal& term = grammar_->terminal(t);
+  auto first_bytes = [&term, state](std::array<uint64_t, 4>& bytes) {
+    bytes.fill(0);
+    for (int b = 0; b < 256; ++b) {
+      if (term.next(state, static_cast<uint8_t>(b)) != Dfa::kDead) bytes[b >> 6] |= uint64_t{1} << (b & 63);
+    }
+  };
+  if (state != term.start()) {
+    first_bytes(other_start_bytes_);
+    return other_start_bytes_;
+  }
+  const auto [it, added] = start_bytes_.try_emplace(t);
+  if (added) first_bytes(it->second);
+  return it->second;
+}
+
+// Remembers the Follow of the completion just closed (the items known_follow was last asked
+// for): the scans from `first_new` on are the ones its closure predicted.
+void Matcher::remember_follow(size_t first_new) {
+  Follow follow;
+  follow.viable = sets_.back().accepting || scans_.size() > first_new;
+  for (size_t k = first_new; k < scans_.size(); ++k) {
+    const Scan& s = scans_[k];
+    if (s.state < 0) continue;  // a special token: no byte
+    const std::array<uint64_t, 4>& bytes = start_bytes(s.terminal, s.state);
+    for (size_t w = 0; w < bytes.size(); ++w) follow.first_bytes[w] |= bytes[w];
+  }
+  if (follows_.key_bytes + follows_.key.size() > kMaxFollowKeyBytes) {
+    follows_.last = nullptr;
+    return;
+  }
+  follows_.key_bytes += follows_.key.size();
+  follows_.last = &follows_.by_key.emplace(follows_.key, follow).first->second;
 }
 
 bool Matcher::scan_special(uint32_t token_id) {
@@ -358,6 +457,7 @@ void Matcher::compute_mask(uint32_t* words, size_t needed) {
     return std::pair(scans_[a].terminal, scans_[a].state) < std::pair(scans_[b].terminal, scans_[b].state);
   });
   work_ = 0;
+  follows_.clear();
   try {
     for (size_t i = 0, j = 0; i < order.size(); i = j) {
       const Scan s = scans_[order[i]];
@@ -461,7 +561,7 @@ void Matcher::walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t
   uint32_t node = first;
   while (node < end) {
     truncate(base + (trie.depth(node) - base_depth) - 1);
-    if (scan_byte(trie.byte(node))) {
+    if (scan_walk_byte(trie, node)) {
       for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
         words[*t >> 5] |= 1u << (*t & 31);
       }

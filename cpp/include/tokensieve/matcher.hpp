@@ -18,12 +18,21 @@
 // first byte the parser allows after t), one chart set per byte,
 // popping on the way back; a dead byte prunes the whole subtree.
 //
+// Inside a walk, a byte that ends a terminal part-way (an identifier may end after every
+// letter) would run the full completion closure at every trie node. The closure of the same
+// completed items is the same wherever it runs, so the walk remembers, per completed item set,
+// the bytes that can start what follows them (`Follow`); a node none of whose children begins
+// with such a byte keeps only its continuing scans and skips the closure (exact: no parse
+// through that node uses the completion).
+//
 // Unordered nonterminals (unordered.hpp) add *dynamic items*: their dotted id is
 // num_dotted() + an UnorderedTable state id, and closure() moves them by the table's rules.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "tokensieve/grammar.hpp"
@@ -74,6 +83,38 @@ class Matcher {
     uint32_t scans_begin;
     bool accepting;
     uint64_t signature;  // mask_cache.hpp; 0 until computed
+    uint64_t serial;     // unique per pushed set: tells a reused position apart in walk memos
+  };
+  // What the completion of a set of items (by dotted rule and origin) brings at any position:
+  // the bytes its closure's new scans accept first, and whether it is viable on its own
+  // (always, in a trimmed grammar; kept rather than assumed).
+  struct Follow {
+    std::array<uint64_t, 4> first_bytes{};
+    bool viable = false;
+    bool has(uint8_t byte) const { return (first_bytes[byte >> 6] >> (byte & 63)) & 1; }
+  };
+  // One mask's Follow memo: keyed by the completed items with their origin sets' serials, plus
+  // the last lookup (its items as scanned, their serials and its entry; entries of an
+  // unordered_map keep their address). A copy of a matcher starts with an empty memo.
+  struct FollowMemo {
+    std::unordered_map<std::string, Follow> by_key;
+    std::string key;
+    std::vector<uint64_t> last_completed;
+    std::vector<uint64_t> last_serials;
+    const Follow* last = nullptr;
+    size_t key_bytes = 0;  // of the keys in by_key
+
+    FollowMemo() = default;
+    FollowMemo(const FollowMemo&) {}
+    FollowMemo& operator=(const FollowMemo&) {
+      clear();
+      return *this;
+    }
+    void clear() {
+      by_key.clear();
+      last = nullptr;
+      key_bytes = 0;
+    }
   };
   struct HistoryEntry {
     uint32_t num_sets;  // chart size before the entry
@@ -98,6 +139,12 @@ class Matcher {
   };
   // Sets with at least this many items get a WaitIndex.
   static constexpr size_t kIndexedSetItems = 48;
+  // dedupe_scans compares pairs up to this many scans, and hashes beyond.
+  static constexpr size_t kFewScans = 8;
+  // A walk remembers the Follow of completions of at most this many items, in keys of at most
+  // this many bytes per mask (past it, completions are closed as they come).
+  static constexpr size_t kMaxFollowItems = 4096;
+  static constexpr size_t kMaxFollowKeyBytes = size_t{4} << 20;
 
   void start_chart();
   void push_set();
@@ -110,6 +157,15 @@ class Matcher {
   void close_dynamic(uint32_t state, uint32_t origin, uint32_t pos);
   void dedupe_scans();
   bool scan_byte(uint8_t byte);
+  // scan_byte at trie node `node` of a mask walk: closes completions only when a child of the
+  // node may need them (the header's comment); the set is then not a full chart set.
+  bool scan_walk_byte(const TokenTrie& trie, uint32_t node);
+  bool scan_byte_impl(uint8_t byte, const TokenTrie* trie, uint32_t node);
+  const Follow* known_follow(std::vector<uint64_t>& completed);
+  void remember_follow(size_t first_new);
+  const std::array<uint64_t, 4>& start_bytes(int32_t terminal, int32_t state);
+  // Whether a child of `node` begins with a byte of `follow`.
+  static bool child_may_follow(const TokenTrie& trie, uint32_t node, const Follow& follow);
   bool scan_special(uint32_t token_id);
   void walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t base_depth, uint32_t* words);
   void walk_suffix_groups(const SuffixGroups& groups, uint32_t* words);
@@ -124,7 +180,7 @@ class Matcher {
   std::vector<uint64_t> items_;
   std::vector<Scan> scans_;
   std::vector<Set> sets_;
-  std::vector<std::shared_ptr<const WaitIndex>> wait_index_;  // per set; null until built
+  std::vector<std::shared_ptr<const WaitIndex>> wait_index_;  // per set (up to the last built); null until built
   std::vector<HistoryEntry> history_;
   bool terminated_ = false;
   UnorderedTable unordered_;
@@ -133,6 +189,11 @@ class Matcher {
   std::vector<std::pair<uint64_t, uint64_t>> signature_scratch_;
   std::vector<size_t> signature_stack_;
   std::vector<size_t> scan_order_;  // compute_mask: the top set's scans grouped by terminal state
+  uint64_t next_serial_ = 1;
+  std::vector<uint64_t> completed_scratch_;  // scan_byte_impl: the items a byte completes
+  FollowMemo follows_;
+  std::unordered_map<int32_t, std::array<uint64_t, 4>> start_bytes_;  // by terminal
+  std::array<uint64_t, 4> other_start_bytes_{};
 
   // The items of the set being built (duplicate detection), and dedupe_scans' positions of
   // the scans it keeps: emptied per set and per call without a pass over their slots.

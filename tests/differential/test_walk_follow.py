@@ -1,0 +1,83 @@
+"""Trie walks that skip a completion's closure (``Follow`` in ``cpp/include/tokensieve/matcher.hpp``):
+engine == oracle.
+
+A mask walk below a terminal boundary reads token suffixes byte by byte. Where a terminal
+may end after every byte (an identifier), the walk closes the completion only at nodes with a
+child that can begin what follows; elsewhere the node keeps its continuing scans alone. The
+random-grammar vocabularies (one to three letters) make short walks; here tokens run up to
+four bytes over identifier letters, brackets, commas and spaces, so that walks pass long runs
+of one terminal with boundaries on the way, with and without suffix groups.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.oracle import Oracle
+from tokensieve import Compiler, Limits, Matcher, NoTokenAllowed, Vocabulary
+from tokensieve.frontends.ebnf import parse_ebnf
+
+ALPHABET = b"ab(), "
+TOKENS = [bytes(p) for n in range(1, 5) for p in itertools.product(ALPHABET, repeat=n)]
+EOS = len(TOKENS)
+VOCAB = Vocabulary([*TOKENS, b"<eos>"], eos_token_ids=[EOS], special_token_ids=[EOS])
+
+# Calls and identifiers: an identifier ends anywhere and is followed by "(", ",", ")", a
+# space or the end; `ws` is nullable, so several items complete at once.
+CALLS = r"""
+root  ::= expr
+expr  ::= ident | ident "(" ws (args ws)? ")"
+args  ::= expr (ws "," ws expr)*
+ident ::= [ab]+
+ws    ::= " "*
+"""
+# The same language shapes with a terminal that ends after each byte on both sides of a space.
+WORDS = r"""
+root ::= word (" " word)* ("(" root ")")?
+word ::= "a"+ | "ab"+ | "b"
+"""
+
+GRAMMARS = {"calls": CALLS, "words": WORDS}
+LIMITS = {"default": None, "grouped": Limits(max_boundary_nodes=1)}
+
+
+@pytest.mark.parametrize("limits", sorted(LIMITS))
+@pytest.mark.parametrize("name", sorted(GRAMMARS))
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(choices=st.lists(st.integers(0, 10**6), max_size=12))
+def test_walk_masks_match_oracle(name: str, limits: str, choices: list[int]) -> None:
+    grammar = parse_ebnf(GRAMMARS[name])
+    oracle = Oracle(grammar)
+    matcher = Matcher(Compiler(VOCAB, limits=LIMITS[limits]).grammar(grammar))
+    prefix = b""
+    for r in choices:
+        expected = oracle.mask(prefix, VOCAB.tokens, special_ids=[EOS], eos_ids=[EOS])
+        if not expected:
+            with pytest.raises(NoTokenAllowed):
+                matcher.allowed_tokens()
+            return
+        got = set(matcher.allowed_tokens().tolist())
+        extra, missing = sorted(got - expected)[:5], sorted(expected - got)[:5]
+        assert got == expected, f"after {prefix!r}: extra {extra}, missing {missing}"
+        t = sorted(expected)[r % len(expected)]
+        if t == EOS:
+            return
+        assert matcher.accept_token(t)
+        prefix += TOKENS[t]
+
+
+def test_deep_call_masks_match_oracle() -> None:
+    """Inside nested calls, where the walks are longest (the C-like grammar's slow masks)."""
+    grammar = parse_ebnf(CALLS)
+    oracle = Oracle(grammar)
+    matcher = Matcher(Compiler(VOCAB).grammar(grammar))
+    prefix = b""
+    for piece in (b"ab(", b"a, b", b"(ba(", b" a", b"b"):
+        assert matcher.accept_bytes(piece)
+        prefix += piece
+        expected = oracle.mask(prefix, VOCAB.tokens, special_ids=[EOS], eos_ids=[EOS])
+        assert set(matcher.allowed_tokens().tolist()) == expected, prefix
