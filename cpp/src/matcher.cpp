@@ -565,13 +565,123 @@ void Matcher::walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t
       for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
         words[*t >> 5] |= 1u << (*t & 31);
       }
-      ++node;
+      node = trie.subtree_end(node) > node + 1 && walk_scan_heads(trie, node, words) ? trie.subtree_end(node) : node + 1;
     } else {
       node = trie.subtree_end(node);
     }
     charge(budget, "max_mask_work");
   }
   truncate(base);
+}
+
+// Below `root`, while the walk's sets hold only scans (their completions skipped, as in the
+// letters of an identifier), the future is the scans' DFAs alone: this runs them side by side,
+// node by node, without chart sets. The scans fall into a few (terminal, DFA state) *heads*
+// that move together; where some heads accept, the completed items are those heads' scans'
+// (items and origins do not change below the root), so one Follow per set of accepting heads
+// judges the node. A node with a child that may follow (or whose Follow this mask has not met)
+// gets its chart sets along the path and the usual walk below it. Returns false, doing
+// nothing, when the top set holds items, a special-token scan, or too many heads.
+bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* words) {
+  const CompiledGrammar& g = *grammar_;
+  const Set& top = sets_.back();
+  if (items_.size() != top.items_begin || scans_.size() == top.scans_begin) return false;
+  // Locals, not member scratch: the usual walk below a node may come back here.
+  std::vector<std::pair<int32_t, int32_t>> heads;  // (terminal, state at the root)
+  std::vector<uint8_t> head_of;
+  for (size_t k = top.scans_begin; k < scans_.size(); ++k) {
+    const Scan& sc = scans_[k];
+    if (sc.state < 0) return false;
+    const auto at = std::find(heads.begin(), heads.end(), std::pair(sc.terminal, sc.state));
+    if (at == heads.end() && heads.size() == kMaxWalkHeads) return false;
+    head_of.push_back(static_cast<uint8_t>(at - heads.begin()));
+    if (at == heads.end()) heads.emplace_back(sc.terminal, sc.state);
+  }
+  const std::vector<Scan> scans(scans_.begin() + top.scans_begin, scans_.end());
+  const size_t num_heads = heads.size();
+  std::vector<const Terminal*> terms;
+  for (const auto& h : heads) terms.push_back(&g.terminal(h.first));
+  const size_t root_sets = sets_.size();
+  const uint32_t root_depth = trie.depth(root);
+  std::vector<int32_t> state_at((trie.max_depth() + 1) * num_heads, Dfa::kDead);  // [depth][head]
+  for (size_t h = 0; h < num_heads; ++h) state_at[root_depth * num_heads + h] = heads[h].second;
+
+  // The Follow of the completions of a set of accepting heads, remembered here once found.
+  std::vector<std::pair<uint64_t, const Follow*>> follows;
+  std::vector<uint64_t> completed;
+  auto follow_of = [&](uint64_t accepting) -> const Follow* {
+    for (const auto& [heads_mask, follow] : follows) {
+      if (heads_mask == accepting) return follow;
+    }
+    completed.clear();
+    for (size_t k = 0; k < scans.size(); ++k) {
+      if ((accepting >> head_of[k]) & 1) completed.push_back(item_key(g.advance(scans[k].dotted), scans[k].origin));
+    }
+    const Follow* follow = known_follow(completed);
+    if (follow != nullptr) follows.emplace_back(accepting, follow);
+    return follow;
+  };
+
+  const int64_t budget = g.limits().max_mask_work;
+  for (uint32_t node = root + 1, end = trie.subtree_end(root); node < end;) {
+    const uint32_t d = trie.depth(node);
+    const uint8_t byte = trie.byte(node);
+    const int32_t* before = &state_at[(d - 1) * num_heads];
+    int32_t* after = &state_at[d * num_heads];
+    bool alive = false, goes_on = false;
+    uint64_t accepting = 0;
+    for (size_t h = 0; h < num_heads; ++h) {
+      const int32_t q = before[h] == Dfa::kDead ? Dfa::kDead : terms[h]->next(before[h], byte);
+      after[h] = q;
+      if (q == Dfa::kDead) continue;
+      alive = true;
+      goes_on = goes_on || terms[h]->has_successor(q);
+      if (terms[h]->accepting(q)) accepting |= uint64_t{1} << h;
+    }
+    work_ += static_cast<int64_t>(scans.size());
+    charge(budget, "max_mask_work");
+    if (!alive) {
+      node = trie.subtree_end(node);
+      continue;
+    }
+    bool viable = goes_on;
+    if (accepting != 0) {
+      const Follow* follow = follow_of(accepting);
+      if (follow == nullptr || child_may_follow(trie, node, *follow)) {
+        // The usual walk from here: the path's sets (continuing scans only), then this node.
+        for (uint32_t dd = root_depth + 1; dd < d; ++dd) {
+          push_set();
+          for (size_t k = 0; k < scans.size(); ++k) {
+            const int32_t q = state_at[dd * num_heads + head_of[k]];
+            if (q != Dfa::kDead && terms[head_of[k]]->has_successor(q)) {
+              scans_.push_back({scans[k].dotted, scans[k].origin, q, scans[k].terminal});
+            }
+          }
+          dedupe_scans();
+        }
+        if (scan_walk_byte(trie, node)) {
+          for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
+            words[*t >> 5] |= 1u << (*t & 31);
+          }
+          walk(trie, node + 1, trie.subtree_end(node), d, words);
+        }
+        truncate(root_sets);
+        node = trie.subtree_end(node);
+        continue;
+      }
+      viable = viable || follow->viable;
+    }
+    if (!viable) {
+      node = trie.subtree_end(node);
+      continue;
+    }
+    for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
+      words[*t >> 5] |= 1u << (*t & 31);
+    }
+    // Without a continuing scan, no child continues a terminal, and none may follow them.
+    node = goes_on ? node + 1 : trie.subtree_end(node);
+  }
+  return true;
 }
 
 // The suffix groups whose first byte the parser allows after the terminal: only those groups'

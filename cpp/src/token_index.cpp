@@ -37,7 +37,10 @@ const TokenTrie* SuffixGroups::group(uint8_t byte) const {
     const TokenTrie& trie = *trie_;
     std::vector<std::pair<std::string, uint32_t>> suffixes;
     suffixes.reserve(entries_[byte]);
+    // A root's subtree in preorder gives its suffixes sorted: one run per root, merged.
+    std::vector<size_t> runs;
     for (const uint32_t* r = roots_begin(byte); r != roots_end(byte); ++r) {
+      runs.push_back(suffixes.size());
       const uint32_t cut = trie.depth(*r) - 1;  // the boundary's depth: the suffix starts after it
       for (uint32_t m = *r; m < trie.subtree_end(*r); ++m) {
         for (const uint32_t* t = trie.tokens_begin(m); t != trie.tokens_end(m); ++t) {
@@ -45,7 +48,7 @@ const TokenTrie* SuffixGroups::group(uint8_t byte) const {
         }
       }
     }
-    groups_[byte] = std::make_unique<const TokenTrie>(std::move(suffixes));
+    groups_[byte] = std::make_unique<const TokenTrie>(std::move(suffixes), runs);
   }
   return groups_[byte].get();
 }

@@ -41,7 +41,13 @@ root ::= word (" " word)* ("(" root ")")?
 word ::= "a"+ | "ab"+ | "b"
 """
 
-GRAMMARS = {"calls": CALLS, "words": WORDS}
+# A terminal whose DFA state changes along the run and accepts every other byte.
+PAIRS = r"""
+root ::= item (" " item)*
+item ::= ("ab")+ | "(" root ")" | "b" "a"*
+"""
+
+GRAMMARS = {"calls": CALLS, "pairs": PAIRS, "words": WORDS}
 LIMITS = {"default": None, "grouped": Limits(max_boundary_nodes=1)}
 
 
@@ -68,6 +74,35 @@ def test_walk_masks_match_oracle(name: str, limits: str, choices: list[int]) -> 
             return
         assert matcher.accept_token(t)
         prefix += TOKENS[t]
+
+
+LONG_WORDS = st.binary(min_size=2, max_size=7).map(lambda b: bytes(ALPHABET[x % len(ALPHABET)] for x in b))
+
+
+@pytest.mark.parametrize("name", sorted(GRAMMARS))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    words=st.lists(LONG_WORDS, max_size=60),
+    choices=st.lists(st.integers(0, 10**6), max_size=10),
+)
+def test_sparse_vocabularies_match_oracle(name: str, words: list[bytes], choices: list[int]) -> None:
+    """Random long tokens over single bytes: runs where the terminal may end pass nodes without
+    a child that may follow, so the walk goes several bytes before it needs chart sets."""
+    tokens = sorted(set(words) | {bytes([b]) for b in ALPHABET})
+    eos = len(tokens)
+    vocab = Vocabulary([*tokens, b"<eos>"], eos_token_ids=[eos], special_token_ids=[eos])
+    grammar = parse_ebnf(GRAMMARS[name])
+    oracle = Oracle(grammar)
+    matcher = Matcher(Compiler(vocab, limits=Limits(max_boundary_nodes=1)).grammar(grammar))
+    prefix = b""
+    for r in choices:
+        expected = oracle.mask(prefix, vocab.tokens, special_ids=[eos], eos_ids=[eos])
+        assert set(matcher.allowed_tokens().tolist()) == expected, prefix
+        t = sorted(expected)[r % len(expected)]
+        if t == eos:
+            return
+        assert matcher.accept_token(t)
+        prefix += tokens[t]
 
 
 def test_deep_call_masks_match_oracle() -> None:

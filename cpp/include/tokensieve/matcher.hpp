@@ -145,6 +145,8 @@ class Matcher {
   // this many bytes per mask (past it, completions are closed as they come).
   static constexpr size_t kMaxFollowItems = 4096;
   static constexpr size_t kMaxFollowKeyBytes = size_t{4} << 20;
+  // walk_scan_heads runs at most this many distinct (terminal, DFA state) scan heads.
+  static constexpr size_t kMaxWalkHeads = 16;
 
   void start_chart();
   void push_set();
@@ -169,6 +171,7 @@ class Matcher {
   bool scan_special(uint32_t token_id);
   void walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t base_depth, uint32_t* words);
   void walk_suffix_groups(const SuffixGroups& groups, uint32_t* words);
+  bool walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* words);
   bool top_viable() const;
   // The signature of a complete chart set (and of the sets its items start in).
   uint64_t signature(MaskCache& cache, size_t set);
