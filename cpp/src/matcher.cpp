@@ -565,7 +565,8 @@ void Matcher::walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t
       for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
         words[*t >> 5] |= 1u << (*t & 31);
       }
-      node = trie.subtree_end(node) > node + 1 && walk_scan_heads(trie, node, words) ? trie.subtree_end(node) : node + 1;
+      const bool many_below = trie.subtree_end(node) - node > kMinHeadsSubtree;
+      node = many_below && walk_scan_heads(trie, node, words) ? trie.subtree_end(node) : node + 1;
     } else {
       node = trie.subtree_end(node);
     }
@@ -586,9 +587,16 @@ bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* wo
   const CompiledGrammar& g = *grammar_;
   const Set& top = sets_.back();
   if (items_.size() != top.items_begin || scans_.size() == top.scans_begin) return false;
-  // Locals, not member scratch: the usual walk below a node may come back here.
-  std::vector<std::pair<int32_t, int32_t>> heads;  // (terminal, state at the root)
-  std::vector<uint8_t> head_of;
+  // Scratch per nesting level: the usual walk below a node may come back here. Kept across
+  // calls (most subtrees are small, and allocating per call cost more than their walk).
+  auto& frames = heads_frames_.frames;
+  size_t& level = heads_frames_.level;
+  if (frames.size() <= level) frames.push_back(std::make_unique<HeadsFrame>());
+  HeadsFrame& frame = *frames[level];
+  auto& heads = frame.heads;  // (terminal, state at the root)
+  auto& head_of = frame.head_of;
+  heads.clear();
+  head_of.clear();
   for (size_t k = top.scans_begin; k < scans_.size(); ++k) {
     const Scan& sc = scans_[k];
     if (sc.state < 0) return false;
@@ -597,18 +605,27 @@ bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* wo
     head_of.push_back(static_cast<uint8_t>(at - heads.begin()));
     if (at == heads.end()) heads.emplace_back(sc.terminal, sc.state);
   }
-  const std::vector<Scan> scans(scans_.begin() + top.scans_begin, scans_.end());
+  ++level;
+  struct LevelGuard {  // charge() may throw
+    size_t& level;
+    ~LevelGuard() { --level; }
+  } guard{level};
+  auto& scans = frame.scans;
+  scans.assign(scans_.begin() + top.scans_begin, scans_.end());
   const size_t num_heads = heads.size();
-  std::vector<const Terminal*> terms;
+  auto& terms = frame.terms;
+  terms.clear();
   for (const auto& h : heads) terms.push_back(&g.terminal(h.first));
   const size_t root_sets = sets_.size();
   const uint32_t root_depth = trie.depth(root);
-  std::vector<int32_t> state_at((trie.max_depth() + 1) * num_heads, Dfa::kDead);  // [depth][head]
+  auto& state_at = frame.state_at;  // [depth][head]
+  state_at.assign((trie.max_depth() + 1) * num_heads, Dfa::kDead);
   for (size_t h = 0; h < num_heads; ++h) state_at[root_depth * num_heads + h] = heads[h].second;
 
   // The Follow of the completions of a set of accepting heads, remembered here once found.
-  std::vector<std::pair<uint64_t, const Follow*>> follows;
-  std::vector<uint64_t> completed;
+  auto& follows = frame.follows;
+  follows.clear();
+  auto& completed = frame.completed;
   auto follow_of = [&](uint64_t accepting) -> const Follow* {
     for (const auto& [heads_mask, follow] : follows) {
       if (heads_mask == accepting) return follow;

@@ -145,8 +145,20 @@ class Matcher {
   // this many bytes per mask (past it, completions are closed as they come).
   static constexpr size_t kMaxFollowItems = 4096;
   static constexpr size_t kMaxFollowKeyBytes = size_t{4} << 20;
-  // walk_scan_heads runs at most this many distinct (terminal, DFA state) scan heads.
+  // walk_scan_heads runs at most this many distinct (terminal, DFA state) scan heads, below
+  // nodes with more than this many trie nodes under them (the usual walk costs less below).
   static constexpr size_t kMaxWalkHeads = 16;
+  static constexpr uint32_t kMinHeadsSubtree = 8;
+  // walk_scan_heads' scratch, one frame per nesting level (it may run again below a node).
+  struct HeadsFrame {
+    std::vector<std::pair<int32_t, int32_t>> heads;
+    std::vector<uint8_t> head_of;
+    std::vector<Scan> scans;
+    std::vector<const Terminal*> terms;
+    std::vector<int32_t> state_at;
+    std::vector<std::pair<uint64_t, const Follow*>> follows;
+    std::vector<uint64_t> completed;
+  };
 
   void start_chart();
   void push_set();
@@ -195,6 +207,15 @@ class Matcher {
   uint64_t next_serial_ = 1;
   std::vector<uint64_t> completed_scratch_;  // scan_byte_impl: the items a byte completes
   FollowMemo follows_;
+  // Frames by nesting level, and the level in use; a copy of a matcher starts without frames.
+  struct HeadsFrames {
+    std::vector<std::unique_ptr<HeadsFrame>> frames;
+    size_t level = 0;
+    HeadsFrames() = default;
+    HeadsFrames(const HeadsFrames&) {}
+    HeadsFrames& operator=(const HeadsFrames&) { return *this; }
+  };
+  HeadsFrames heads_frames_;
   std::unordered_map<int32_t, std::array<uint64_t, 4>> start_bytes_;  // by terminal
   std::array<uint64_t, 4> other_start_bytes_{};
 
