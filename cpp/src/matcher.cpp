@@ -301,7 +301,7 @@ bool Matcher::scan_byte_impl(uint8_t byte, const TokenTrie* trie, uint32_t node)
     if (term.accepting(q)) completed.push_back(item_key(g.advance(s.dotted), s.origin));
   }
   if (!completed.empty()) {
-    // Past a few items, a key would cost about as much as the closure it could save.
+    // Completions of more items than kMaxFollowItems are closed without a key.
     const bool memo = trie != nullptr && completed.size() <= kMaxFollowItems;
     const Follow* follow = memo ? known_follow(completed) : nullptr;
     if (follow != nullptr && !child_may_follow(*trie, node, *follow)) {
@@ -344,34 +344,29 @@ const Matcher::Follow* Matcher::known_follow(std::vector<uint64_t>& completed) {
   return memo.last;
 }
 
-// The bytes terminal `t` accepts first from `state` (closure predicts scans at the start state:
-// remembered for that one, per matcher, for the terminals met).
-const std::array<uint64_t, 4>& Matcher::start_bytes(int32_t t, int32_t state) {
-  const Terminal& term = grammar_->terminal(t);
-  auto first_bytes = [&term, state](std::array<uint64_t, 4>& bytes) {
-    bytes.fill(0);
-    for (int b = 0; b < 256; ++b) {
-      if (term.next(state, static_cast<uint8_t>(b)) != Dfa::kDead) bytes[b >> 6] |= uint64_t{1} << (b & 63);
-    }
-  };
-  if (state != term.start()) {
-    first_bytes(other_start_bytes_);
-    return other_start_bytes_;
-  }
+// The bytes terminal `t` accepts first from its start state, remembered per matcher for the
+// terminals met.
+const std::array<uint64_t, 4>& Matcher::start_bytes(int32_t t) {
   const auto [it, added] = start_bytes_.try_emplace(t);
-  if (added) first_bytes(it->second);
+  if (added) {
+    const Terminal& term = grammar_->terminal(t);
+    for (int b = 0; b < 256; ++b) {
+      if (term.next(term.start(), static_cast<uint8_t>(b)) != Dfa::kDead) it->second[b >> 6] |= uint64_t{1} << (b & 63);
+    }
+  }
   return it->second;
 }
 
 // Remembers the Follow of the completion just closed (the items known_follow was last asked
-// for): the scans from `first_new` on are the ones its closure predicted.
+// for): the scans from `first_new` on are the ones its closure predicted, each at its
+// terminal's start state.
 void Matcher::remember_follow(size_t first_new) {
   Follow follow;
   follow.viable = sets_.back().accepting || scans_.size() > first_new;
   for (size_t k = first_new; k < scans_.size(); ++k) {
     const Scan& s = scans_[k];
     if (s.state < 0) continue;  // a special token: no byte
-    const std::array<uint64_t, 4>& bytes = start_bytes(s.terminal, s.state);
+    const std::array<uint64_t, 4>& bytes = start_bytes(s.terminal);
     for (size_t w = 0; w < bytes.size(); ++w) follow.first_bytes[w] |= bytes[w];
   }
   if (follows_.key_bytes + follows_.key.size() > kMaxFollowKeyBytes) {
@@ -562,9 +557,7 @@ void Matcher::walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t
   while (node < end) {
     truncate(base + (trie.depth(node) - base_depth) - 1);
     if (scan_walk_byte(trie, node)) {
-      for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
-        words[*t >> 5] |= 1u << (*t & 31);
-      }
+      allow_tokens_at(trie, node, words);
       const bool many_below = trie.subtree_end(node) - node > kMinHeadsSubtree;
       node = many_below && walk_scan_heads(trie, node, words) ? trie.subtree_end(node) : node + 1;
     } else {
@@ -573,6 +566,10 @@ void Matcher::walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t
     charge(budget, "max_mask_work");
   }
   truncate(base);
+}
+
+void Matcher::allow_tokens_at(const TokenTrie& trie, uint32_t node, uint32_t* words) {
+  for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) words[*t >> 5] |= 1u << (*t & 31);
 }
 
 // Below `root`, while the walk's sets hold only scans (their completions skipped, as in the
@@ -676,12 +673,7 @@ bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* wo
           }
           dedupe_scans();
         }
-        if (scan_walk_byte(trie, node)) {
-          for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
-            words[*t >> 5] |= 1u << (*t & 31);
-          }
-          walk(trie, node + 1, trie.subtree_end(node), d, words);
-        }
+        walk(trie, node, trie.subtree_end(node), d - 1, words);
         truncate(root_sets);
         node = trie.subtree_end(node);
         continue;
@@ -692,9 +684,7 @@ bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* wo
       node = trie.subtree_end(node);
       continue;
     }
-    for (const uint32_t* t = trie.tokens_begin(node); t != trie.tokens_end(node); ++t) {
-      words[*t >> 5] |= 1u << (*t & 31);
-    }
+    allow_tokens_at(trie, node, words);
     // Without a continuing scan, no child continues a terminal, and none may follow them.
     node = goes_on ? node + 1 : trie.subtree_end(node);
   }

@@ -177,13 +177,14 @@ class Matcher {
   bool scan_byte_impl(uint8_t byte, const TokenTrie* trie, uint32_t node);
   const Follow* known_follow(std::vector<uint64_t>& completed);
   void remember_follow(size_t first_new);
-  const std::array<uint64_t, 4>& start_bytes(int32_t terminal, int32_t state);
+  const std::array<uint64_t, 4>& start_bytes(int32_t terminal);
   // Whether a child of `node` begins with a byte of `follow`.
   static bool child_may_follow(const TokenTrie& trie, uint32_t node, const Follow& follow);
   bool scan_special(uint32_t token_id);
   void walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t base_depth, uint32_t* words);
   void walk_suffix_groups(const SuffixGroups& groups, uint32_t* words);
   bool walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* words);
+  static void allow_tokens_at(const TokenTrie& trie, uint32_t node, uint32_t* words);
   bool top_viable() const;
   // The signature of a complete chart set (and of the sets its items start in).
   uint64_t signature(MaskCache& cache, size_t set);
@@ -217,7 +218,6 @@ class Matcher {
   };
   HeadsFrames heads_frames_;
   std::unordered_map<int32_t, std::array<uint64_t, 4>> start_bytes_;  // by terminal
-  std::array<uint64_t, 4> other_start_bytes_{};
 
   // The items of the set being built (duplicate detection), and dedupe_scans' positions of
   // the scans it keeps: emptied per set and per call without a pass over their slots.
