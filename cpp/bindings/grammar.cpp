@@ -43,7 +43,9 @@ void bind_grammar(nb::module_& m) {
       .def_rw("max_mask_work", &MatcherLimits::max_mask_work)
       .def_rw("max_accept_work", &MatcherLimits::max_accept_work)
       .def_rw("max_jump_forward_bytes", &MatcherLimits::max_jump_forward_bytes)
-      .def_rw("mask_cache_bytes", &MatcherLimits::mask_cache_bytes);
+      .def_rw("mask_cache_bytes", &MatcherLimits::mask_cache_bytes)
+      .def_rw("head_index_bytes", &MatcherLimits::head_index_bytes)
+      .def_rw("min_head_index_nodes", &MatcherLimits::min_head_index_nodes);
 
   nb::class_<TokenSlice>(m, "TokenSlice")
       .def(

@@ -149,6 +149,9 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
   if (limits_.mask_cache_bytes > 0) {
     mask_cache_ = std::make_unique<MaskCache>(static_cast<size_t>(limits_.mask_cache_bytes));
   }
+  if (limits_.head_index_bytes > 0) {
+    head_indexes_ = std::make_unique<HeadIndexCache>(static_cast<size_t>(limits_.head_index_bytes));
+  }
 
   for (int32_t t = 0; t < t_count; ++t) {
     if (terminals_[t].dfa != nullptr) continue;
@@ -179,6 +182,7 @@ bool CompiledGrammar::mentions_special(uint32_t token_id) const { return !specia
 size_t CompiledGrammar::memory_bytes() const {
   size_t n = sizeof(*this) + 8 * next_symbol_.capacity();
   if (mask_cache_) n += mask_cache_->memory_bytes();
+  if (head_indexes_) n += head_indexes_->memory_bytes();
   for (const auto& p : predictions_) n += 4 * p.capacity() + sizeof(p);
   for (const auto& t : terminals_) {
     if (t.counted) {

@@ -618,6 +618,10 @@ bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* wo
   auto& state_at = frame.state_at;  // [depth][head]
   state_at.assign((trie.max_depth() + 1) * num_heads, Dfa::kDead);
   for (size_t h = 0; h < num_heads; ++h) state_at[root_depth * num_heads + h] = heads[h].second;
+  if (g.head_indexes() != nullptr && trie.subtree_end(root) - root >= static_cast<uint64_t>(g.limits().min_head_index_nodes) &&
+      walk_indexed_heads(trie, root, frame, words)) {
+    return true;
+  }
 
   // The Follow of the completions of a set of accepting heads, remembered here once found.
   auto& follows = frame.follows;
@@ -663,16 +667,7 @@ bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* wo
       const Follow* follow = follow_of(accepting);
       if (follow == nullptr || child_may_follow(trie, node, *follow)) {
         // The usual walk from here: the path's sets (continuing scans only), then this node.
-        for (uint32_t dd = root_depth + 1; dd < d; ++dd) {
-          push_set();
-          for (size_t k = 0; k < scans.size(); ++k) {
-            const int32_t q = state_at[dd * num_heads + head_of[k]];
-            if (q != Dfa::kDead && terms[head_of[k]]->has_successor(q)) {
-              scans_.push_back({scans[k].dotted, scans[k].origin, q, scans[k].terminal});
-            }
-          }
-          dedupe_scans();
-        }
+        push_heads_path(frame, root_depth + 1, d);
         walk(trie, node, trie.subtree_end(node), d - 1, words);
         truncate(root_sets);
         node = trie.subtree_end(node);
@@ -689,6 +684,108 @@ bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* wo
     node = goes_on ? node + 1 : trie.subtree_end(node);
   }
   return true;
+}
+
+void Matcher::push_heads_path(const HeadsFrame& frame, uint32_t first_depth, uint32_t end_depth) {
+  const size_t num_heads = frame.heads.size();
+  for (uint32_t dd = first_depth; dd < end_depth; ++dd) {
+    push_set();
+    for (size_t k = 0; k < frame.scans.size(); ++k) {
+      const uint8_t h = frame.head_of[k];
+      const int32_t q = frame.state_at[dd * num_heads + h];
+      if (q != Dfa::kDead && frame.terms[h]->has_successor(q)) {
+        scans_.push_back({frame.scans[k].dotted, frame.scans[k].origin, q, frame.scans[k].terminal});
+      }
+    }
+    dedupe_scans();
+  }
+}
+
+// walk_scan_heads from the heads' indexes (head_index.hpp): each head's tokens in one OR, and
+// the usual walk below the exits whose child byte may follow that head's completion. Exact
+// as the node-by-node walk is: completing several heads at a node closes the union of their
+// completions, whose new scans and acceptance are the union of each one's (the closure of a
+// set of items is the union of its items' closures), so a node needs chart sets exactly when
+// it is an exit of some head by a byte of that head's Follow. Exits are walked in preorder,
+// skipping those inside a subtree already walked (that walk saw them with the full chart).
+// Returns false, having allowed nothing, when an index or a Follow is not to be had.
+bool Matcher::walk_indexed_heads(const TokenTrie& trie, uint32_t root, HeadsFrame& frame, uint32_t* words) {
+  const CompiledGrammar& g = *grammar_;
+  const size_t num_heads = frame.heads.size();
+  auto& indexes = frame.indexes;
+  auto& follows = frame.head_follows;
+  indexes.clear();
+  follows.clear();
+  for (size_t h = 0; h < num_heads; ++h) {
+    const auto [terminal, state] = frame.heads[h];
+    const Terminal& term = g.terminal(terminal);
+    std::shared_ptr<const HeadIndex> index = g.head_indexes()->get(
+        {&trie, root, terminal, state}, [&] { return build_head_index(trie, root, term, state, g.vocab().size()); });
+    if (!index) return false;
+    const Follow* follow = nullptr;
+    if (!index->exits.empty() || !index->accept_only.empty()) {  // the head may complete below
+      frame.completed.clear();
+      for (size_t k = 0; k < frame.scans.size(); ++k) {
+        if (frame.head_of[k] == h) frame.completed.push_back(item_key(g.advance(frame.scans[k].dotted), frame.scans[k].origin));
+      }
+      follow = follow_of_completion(frame.completed);
+      if (follow == nullptr) return false;
+    }
+    indexes.push_back(std::move(index));
+    follows.push_back(follow);
+  }
+  auto& exits = frame.exit_nodes;
+  exits.clear();
+  for (size_t h = 0; h < num_heads; ++h) {
+    const HeadIndex& index = *indexes[h];
+    index.inside.or_into(words);
+    if (follows[h] == nullptr) continue;
+    if (follows[h]->viable) index.accept_only.or_into(words);
+    for (size_t w = 0; w < 4; ++w) {
+      for (uint64_t bits = follows[h]->first_bytes[w]; bits != 0; bits &= bits - 1) {
+        const size_t byte = 64 * w + static_cast<size_t>(__builtin_ctzll(bits));
+        exits.insert(exits.end(), index.exits.begin() + index.exit_begin[byte], index.exits.begin() + index.exit_begin[byte + 1]);
+      }
+    }
+  }
+  work_ += static_cast<int64_t>(num_heads + exits.size());
+  charge(g.limits().max_mask_work, "max_mask_work");
+  std::sort(exits.begin(), exits.end());
+  const size_t root_sets = sets_.size();
+  const uint32_t root_depth = trie.depth(root);
+  uint32_t walked_end = 0;  // one past the last subtree walked
+  for (const uint32_t exit : exits) {
+    if (exit < walked_end) continue;  // inside a walked subtree, or met again
+    walked_end = trie.subtree_end(exit);
+    // The heads' states along the path from the root to the exit's parent.
+    const uint32_t d = trie.depth(exit);
+    uint32_t at = root;
+    for (uint32_t dd = root_depth + 1; dd < d; ++dd) {
+      uint32_t child = at + 1;
+      while (trie.subtree_end(child) <= exit) child = trie.subtree_end(child);
+      for (size_t h = 0; h < num_heads; ++h) {
+        const int32_t before = frame.state_at[(dd - 1) * num_heads + h];
+        frame.state_at[dd * num_heads + h] = before == Dfa::kDead ? Dfa::kDead : frame.terms[h]->next(before, trie.byte(child));
+      }
+      at = child;
+    }
+    push_heads_path(frame, root_depth + 1, d);
+    walk(trie, exit, walked_end, d - 1, words);
+    truncate(root_sets);
+  }
+  return true;
+}
+
+const Matcher::Follow* Matcher::follow_of_completion(std::vector<uint64_t>& completed) {
+  if (completed.size() > kMaxFollowItems) return nullptr;
+  if (const Follow* known = known_follow(completed)) return known;
+  push_set();
+  for (uint64_t item : completed) add_item(item_dotted(item), item_origin(item));
+  closure();
+  remember_follow(sets_.back().scans_begin);
+  const Follow* follow = follows_.last;
+  truncate(sets_.size() - 1);
+  return follow;
 }
 
 // The suffix groups whose first byte the parser allows after the terminal: only those groups'

@@ -99,6 +99,8 @@ class MatcherLimits:
     max_accept_work: int
     max_jump_forward_bytes: int
     mask_cache_bytes: int
+    head_index_bytes: int
+    min_head_index_nodes: int
     def __init__(self) -> None: ...
 
 class CompiledGrammar:

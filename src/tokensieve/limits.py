@@ -51,6 +51,11 @@ class Limits:
     - ``max_accept_work``: parser items created while accepting one token or byte string.
     - ``max_jump_forward_bytes``: longest forced continuation :meth:`Matcher.jump_forward`
       returns.
+    - ``min_head_index_nodes``: where a mask walk below a trie node holds only scans of
+      terminals (the letters of an identifier after a space), subtrees of at least this many
+      nodes are judged from a per-(node, terminal state) *head index* built once per grammar
+      (``cpp/include/tokensieve/head_index.hpp``); smaller ones step the terminals' automata
+      node by node. A tuning knob, never an error.
 
     Cache:
 
@@ -58,6 +63,8 @@ class Limits:
     - ``mask_cache_bytes``: memory each compiled grammar may use to remember masks by parser
       state (shared by its matchers; cleared when full). Masks for a 128k vocabulary are
       16 KiB each.
+    - ``head_index_bytes``: memory each compiled grammar may use for head indexes (see
+      ``min_head_index_nodes``); past it, walks step node by node where no index was built.
     """
 
     max_terminal_states: int = 2_000
@@ -74,6 +81,8 @@ class Limits:
     max_jump_forward_bytes: int = 4_096
     cache_bytes: int = 512 * 1024 * 1024
     mask_cache_bytes: int = 32 * 1024 * 1024
+    min_head_index_nodes: int = 64
+    head_index_bytes: int = 64 * 1024 * 1024
 
     def __post_init__(self) -> None:
         for name, value in self.__dict__.items():

@@ -48,7 +48,14 @@ item ::= ("ab")+ | "(" root ")" | "b" "a"*
 """
 
 GRAMMARS = {"calls": CALLS, "pairs": PAIRS, "words": WORDS}
-LIMITS = {"default": None, "grouped": Limits(max_boundary_nodes=1)}
+# "indexed": every walk that runs scan heads takes them from head indexes (head_index.hpp),
+# whatever the subtree's size.
+LIMITS = {
+    "default": None,
+    "grouped": Limits(max_boundary_nodes=1),
+    "indexed": Limits(min_head_index_nodes=1),
+    "indexed_grouped": Limits(max_boundary_nodes=1, min_head_index_nodes=1),
+}
 
 
 @pytest.mark.parametrize("limits", sorted(LIMITS))
@@ -79,13 +86,16 @@ def test_walk_masks_match_oracle(name: str, limits: str, choices: list[int]) -> 
 LONG_WORDS = st.binary(min_size=2, max_size=7).map(lambda b: bytes(ALPHABET[x % len(ALPHABET)] for x in b))
 
 
+@pytest.mark.parametrize("indexed", [False, True], ids=["stepped", "indexed"])
 @pytest.mark.parametrize("name", sorted(GRAMMARS))
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     words=st.lists(LONG_WORDS, max_size=60),
     choices=st.lists(st.integers(0, 10**6), max_size=10),
 )
-def test_sparse_vocabularies_match_oracle(name: str, words: list[bytes], choices: list[int]) -> None:
+def test_sparse_vocabularies_match_oracle(
+    name: str, indexed: bool, words: list[bytes], choices: list[int]
+) -> None:
     """Random long tokens over single bytes: runs where the terminal may end pass nodes without
     a child that may follow, so the walk goes several bytes before it needs chart sets."""
     tokens = sorted(set(words) | {bytes([b]) for b in ALPHABET})
@@ -93,7 +103,8 @@ def test_sparse_vocabularies_match_oracle(name: str, words: list[bytes], choices
     vocab = Vocabulary([*tokens, b"<eos>"], eos_token_ids=[eos], special_token_ids=[eos])
     grammar = parse_ebnf(GRAMMARS[name])
     oracle = Oracle(grammar)
-    matcher = Matcher(Compiler(vocab, limits=Limits(max_boundary_nodes=1)).grammar(grammar))
+    limits = Limits(max_boundary_nodes=1, min_head_index_nodes=1 if indexed else 1_000_000)
+    matcher = Matcher(Compiler(vocab, limits=limits).grammar(grammar))
     prefix = b""
     for r in choices:
         expected = oracle.mask(prefix, vocab.tokens, special_ids=[eos], eos_ids=[eos])
@@ -105,11 +116,12 @@ def test_sparse_vocabularies_match_oracle(name: str, words: list[bytes], choices
         prefix += tokens[t]
 
 
-def test_deep_call_masks_match_oracle() -> None:
+@pytest.mark.parametrize("limits", sorted(LIMITS))
+def test_deep_call_masks_match_oracle(limits: str) -> None:
     """Inside nested calls, where the walks are longest (the C-like grammar's slow masks)."""
     grammar = parse_ebnf(CALLS)
     oracle = Oracle(grammar)
-    matcher = Matcher(Compiler(VOCAB).grammar(grammar))
+    matcher = Matcher(Compiler(VOCAB, limits=LIMITS[limits]).grammar(grammar))
     prefix = b""
     for piece in (b"ab(", b"a, b", b"(ba(", b" a", b"b"):
         assert matcher.accept_bytes(piece)

@@ -15,6 +15,7 @@
 
 #include "tokensieve/counted.hpp"
 #include "tokensieve/dfa.hpp"
+#include "tokensieve/head_index.hpp"
 #include "tokensieve/mask_cache.hpp"
 #include "tokensieve/token_index.hpp"
 #include "tokensieve/token_trie.hpp"
@@ -57,6 +58,10 @@ struct MatcherLimits {
   int32_t max_jump_forward_bytes = 4096;
   // Bytes the grammar's shared mask cache (mask_cache.hpp) may hold; 0 disables it.
   int64_t mask_cache_bytes = 32 << 20;
+  // Bytes the grammar's head indexes (head_index.hpp) may hold; 0 disables them.
+  int64_t head_index_bytes = 64 << 20;
+  // Trie subtrees of fewer nodes are walked head by head, without an index.
+  int64_t min_head_index_nodes = 64;
 };
 
 class CompiledGrammar {
@@ -94,6 +99,9 @@ class CompiledGrammar {
   // Masks by parser-state signature, shared by this grammar's matchers (internally synchronized:
   // the one mutable part of a compiled grammar); null when disabled.
   MaskCache* mask_cache() const { return mask_cache_.get(); }
+  // Head indexes (head_index.hpp) for this grammar's mask walks (internally synchronized); null
+  // when disabled.
+  HeadIndexCache* head_indexes() const { return head_indexes_.get(); }
 
   size_t memory_bytes() const;
   int32_t num_productions() const { return num_productions_; }
@@ -112,6 +120,7 @@ class CompiledGrammar {
   std::vector<int32_t> unordered_of_;  // per nonterminal
   int32_t num_productions_ = 0;
   std::unique_ptr<MaskCache> mask_cache_;
+  std::unique_ptr<HeadIndexCache> head_indexes_;
 };
 
 }  // namespace tokensieve

@@ -158,6 +158,10 @@ class Matcher {
     std::vector<int32_t> state_at;
     std::vector<std::pair<uint64_t, const Follow*>> follows;
     std::vector<uint64_t> completed;
+    // walk_indexed_heads: per head its index and the Follow of its completion, and the exits.
+    std::vector<std::shared_ptr<const HeadIndex>> indexes;
+    std::vector<const Follow*> head_follows;
+    std::vector<uint32_t> exit_nodes;
   };
 
   void start_chart();
@@ -184,6 +188,12 @@ class Matcher {
   void walk(const TokenTrie& trie, uint32_t first, uint32_t end, uint32_t base_depth, uint32_t* words);
   void walk_suffix_groups(const SuffixGroups& groups, uint32_t* words);
   bool walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* words);
+  bool walk_indexed_heads(const TokenTrie& trie, uint32_t root, HeadsFrame& frame, uint32_t* words);
+  // Pushes the walk's sets for depths [first_depth, end_depth) from the frame's states per depth.
+  void push_heads_path(const HeadsFrame& frame, uint32_t first_depth, uint32_t end_depth);
+  // The Follow of `completed`, closed in a scratch set when this mask has not met it; null when
+  // the memo is full. May reorder `completed`.
+  const Follow* follow_of_completion(std::vector<uint64_t>& completed);
   static void allow_tokens_at(const TokenTrie& trie, uint32_t node, uint32_t* words);
   bool top_viable() const;
   // The signature of a complete chart set (and of the sets its items start in).

@@ -63,6 +63,8 @@ def _native_limits(limits: Limits) -> Any:
     native.max_accept_work = limits.max_accept_work
     native.max_jump_forward_bytes = limits.max_jump_forward_bytes
     native.mask_cache_bytes = limits.mask_cache_bytes
+    native.head_index_bytes = limits.head_index_bytes
+    native.min_head_index_nodes = limits.min_head_index_nodes
     return native
 
 
