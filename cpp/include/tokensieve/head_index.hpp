@@ -16,14 +16,16 @@
 // head at each of the subtree's nodes (about 100k nodes below a space in Llama-3's vocabulary,
 // where an identifier runs through almost every token).
 //
-// Indexes are built on first use and kept per grammar (`HeadIndexCache`, thread-safe), up to a
-// byte budget; past it, walks step the heads node by node as before.
+// Indexes are built when a walk meets their (trie node, head) the second time and kept per
+// grammar (`HeadIndexCache`, thread-safe), up to a byte budget; the first time, and past the
+// budget, the walk steps the heads node by node.
 #pragma once
 #include <array>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "tokensieve/dfa.hpp"
@@ -113,8 +115,10 @@ class HeadIndexCache {
     }
   };
 
-  // The index under `key`, built by `build()` (outside the lock) on first use; null when the
-  // cache is full (the caller walks without one).
+  // The index under `key`, built by `build()` (outside the lock) when the key is asked for the
+  // second time; null the first time (a walk that never comes back costs no build, and the
+  // first mask below a node, which builds token-index entries and suffix groups already, does
+  // not build indexes on top) and when the cache is full (the caller walks without one).
   template <class Build>
   std::shared_ptr<const HeadIndex> get(const Key& key, Build&& build) {
     {
@@ -122,6 +126,10 @@ class HeadIndexCache {
       const auto it = indexes_.find(key);
       if (it != indexes_.end()) return it->second;
       if (bytes_ >= max_bytes_) return nullptr;
+      if (met_once_.insert(key).second) {
+        bytes_ += kMetBytes;
+        return nullptr;
+      }
     }
     auto built = std::make_shared<const HeadIndex>(build());
     std::lock_guard<std::mutex> lock(mutex_);
@@ -139,9 +147,11 @@ class HeadIndexCache {
   struct KeyHash {
     size_t operator()(const Key& k) const;
   };
+  static constexpr size_t kMetBytes = sizeof(Key) + 16;  // a node of met_once_, roughly
   mutable std::mutex mutex_;
   size_t max_bytes_;
   size_t bytes_ = 0;
+  std::unordered_set<Key, KeyHash> met_once_;
   std::unordered_map<Key, std::shared_ptr<const HeadIndex>, KeyHash> indexes_;
 };
 
