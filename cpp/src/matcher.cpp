@@ -618,10 +618,9 @@ bool Matcher::walk_scan_heads(const TokenTrie& trie, uint32_t root, uint32_t* wo
   auto& state_at = frame.state_at;  // [depth][head]
   state_at.assign((trie.max_depth() + 1) * num_heads, Dfa::kDead);
   for (size_t h = 0; h < num_heads; ++h) state_at[root_depth * num_heads + h] = heads[h].second;
-  if (g.head_indexes() != nullptr && trie.subtree_end(root) - root >= static_cast<uint64_t>(g.limits().min_head_index_nodes) &&
-      walk_indexed_heads(trie, root, frame, words)) {
-    return true;
-  }
+  const bool indexed = g.head_indexes() != nullptr &&
+                       trie.subtree_end(root) - root >= static_cast<uint64_t>(g.limits().min_head_index_nodes);
+  if (indexed && walk_indexed_heads(trie, root, frame, words)) return true;
 
   // The Follow of the completions of a set of accepting heads, remembered here once found.
   auto& follows = frame.follows;
@@ -716,22 +715,27 @@ bool Matcher::walk_indexed_heads(const TokenTrie& trie, uint32_t root, HeadsFram
   auto& follows = frame.head_follows;
   indexes.clear();
   follows.clear();
+  bool all_indexed = true;  // every head is asked for, so that all count the visit
   for (size_t h = 0; h < num_heads; ++h) {
     const auto [terminal, state] = frame.heads[h];
     const Terminal& term = g.terminal(terminal);
-    std::shared_ptr<const HeadIndex> index = g.head_indexes()->get(
-        {&trie, root, terminal, state}, [&] { return build_head_index(trie, root, term, state, g.vocab().size()); });
-    if (!index) return false;
+    indexes.push_back(g.head_indexes()->get({&trie, root, terminal, state}, [&] {
+      return build_head_index(trie, root, term, state, g.vocab().size());
+    }));
+    all_indexed = all_indexed && indexes.back() != nullptr;
+  }
+  if (!all_indexed) return false;
+  for (size_t h = 0; h < num_heads; ++h) {
     const Follow* follow = nullptr;
-    if (!index->exits.empty() || !index->accept_only.empty()) {  // the head may complete below
+    if (!indexes[h]->exits.empty() || !indexes[h]->accept_only.empty()) {  // the head may complete below
       frame.completed.clear();
       for (size_t k = 0; k < frame.scans.size(); ++k) {
-        if (frame.head_of[k] == h) frame.completed.push_back(item_key(g.advance(frame.scans[k].dotted), frame.scans[k].origin));
+        if (frame.head_of[k] != h) continue;
+        frame.completed.push_back(item_key(g.advance(frame.scans[k].dotted), frame.scans[k].origin));
       }
       follow = follow_of_completion(frame.completed);
       if (follow == nullptr) return false;
     }
-    indexes.push_back(std::move(index));
     follows.push_back(follow);
   }
   auto& exits = frame.exit_nodes;
@@ -744,7 +748,8 @@ bool Matcher::walk_indexed_heads(const TokenTrie& trie, uint32_t root, HeadsFram
     for (size_t w = 0; w < 4; ++w) {
       for (uint64_t bits = follows[h]->first_bytes[w]; bits != 0; bits &= bits - 1) {
         const size_t byte = 64 * w + static_cast<size_t>(__builtin_ctzll(bits));
-        exits.insert(exits.end(), index.exits.begin() + index.exit_begin[byte], index.exits.begin() + index.exit_begin[byte + 1]);
+        exits.insert(exits.end(), index.exits.begin() + index.exit_begin[byte],
+                     index.exits.begin() + index.exit_begin[byte + 1]);
       }
     }
   }
@@ -765,7 +770,8 @@ bool Matcher::walk_indexed_heads(const TokenTrie& trie, uint32_t root, HeadsFram
       while (trie.subtree_end(child) <= exit) child = trie.subtree_end(child);
       for (size_t h = 0; h < num_heads; ++h) {
         const int32_t before = frame.state_at[(dd - 1) * num_heads + h];
-        frame.state_at[dd * num_heads + h] = before == Dfa::kDead ? Dfa::kDead : frame.terms[h]->next(before, trie.byte(child));
+        const int32_t q = before == Dfa::kDead ? Dfa::kDead : frame.terms[h]->next(before, trie.byte(child));
+        frame.state_at[dd * num_heads + h] = q;
       }
       at = child;
     }
