@@ -82,7 +82,7 @@ class Limits:
     cache_bytes: int = 512 * 1024 * 1024
     mask_cache_bytes: int = 32 * 1024 * 1024
     min_head_index_nodes: int = 64
-    head_index_bytes: int = 64 * 1024 * 1024
+    head_index_bytes: int = 32 * 1024 * 1024
 
     def __post_init__(self) -> None:
         for name, value in self.__dict__.items():

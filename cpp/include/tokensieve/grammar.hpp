@@ -59,7 +59,7 @@ struct MatcherLimits {
   // Bytes the grammar's shared mask cache (mask_cache.hpp) may hold; 0 disables it.
   int64_t mask_cache_bytes = 32 << 20;
   // Bytes the grammar's head indexes (head_index.hpp) may hold; 0 disables them.
-  int64_t head_index_bytes = 64 << 20;
+  int64_t head_index_bytes = 32 << 20;
   // Trie subtrees of fewer nodes are walked head by head, without an index.
   int64_t min_head_index_nodes = 64;
 };

@@ -196,6 +196,44 @@ def test_threads_share_one_grammar() -> None:
     assert len(results) == 8 and all(r == expected for r in results)
 
 
+CALLS = r"""
+root  ::= expr (" " expr)*
+expr  ::= ident | ident "(" ws (args ws)? ")"
+args  ::= expr (ws "," ws expr)*
+ident ::= [a-z_]+
+ws    ::= " "*
+"""
+
+
+def test_threads_share_head_indexes() -> None:
+    """Threads walking one grammar build and share its head indexes (head_index.hpp) with the
+    mask cache off, so every mask walks; their masks equal those of walks without indexes."""
+    vocab = ts.Vocabulary.from_tokenizer_json(
+        __import__("tests.paths", fromlist=["TOKENIZERS"]).TOKENIZERS / "hf/gpt2-50k.tokenizer.json"
+    )
+    indexed = ts.Compiler(vocab, limits=ts.Limits(mask_cache_bytes=1)).ebnf(CALLS)
+    stepped = ts.Compiler(vocab, limits=ts.Limits(mask_cache_bytes=1, min_head_index_nodes=10**9)).ebnf(CALLS)
+    pieces = [b"f(", b"x", b", g(", b"a_b", b" ", b", c)", b") ", b"h"] * 2
+
+    def masks(grammar: ts.CompiledGrammar) -> list[bytes]:
+        m = ts.Matcher(grammar)
+        out = []
+        for p in pieces:
+            out.append(m.allowed_tokens().tobytes())
+            assert m.accept_bytes(p)
+        return out
+
+    expected = masks(stepped)
+    results: list[list[bytes]] = []
+    threads = [threading.Thread(target=lambda: results.append(masks(indexed))) for _ in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 6 and all(r == expected for r in results)
+    assert indexed._native.memory_bytes() > stepped._native.memory_bytes()  # indexes were built
+
+
 def test_fill_bitmasks_in_parallel(vocab: ts.Vocabulary, compiler: ts.Compiler) -> None:
     grammar = compiler.grammar(parens())
     matchers = [ts.Matcher(grammar) for _ in range(4)]
