@@ -64,28 +64,41 @@ HeadIndex build_head_index(const TokenTrie& trie, uint32_t root, const Term& ter
   HeadIndex index;
   std::vector<uint32_t> inside, accept_only;
   std::vector<std::pair<uint8_t, uint32_t>> exits;  // (child byte, node), nodes ascending
-  std::vector<int32_t> state_at(trie.max_depth() + 1, Dfa::kDead);
+  // Per depth along the current path: the head's state, the node, and whether the state accepts.
+  const size_t depths = trie.max_depth() + 1;
+  std::vector<int32_t> state_at(depths, Dfa::kDead);
+  std::vector<uint32_t> node_at(depths, 0);
+  std::vector<uint8_t> accepts_at(depths, 0);
   const uint32_t root_depth = trie.depth(root);
   state_at[root_depth] = state;
+  node_at[root_depth] = root;  // not an exit (the walk judged the root): accepts_at stays 0
   for (uint32_t node = root + 1, end = trie.subtree_end(root); node < end;) {
     const uint32_t d = trie.depth(node);
-    const int32_t q = term.next(state_at[d - 1], trie.byte(node));
+    const uint8_t byte = trie.byte(node);
+    if (accepts_at[d - 1]) exits.emplace_back(byte, node_at[d - 1]);  // every child of an accepting node
+    const int32_t q = term.next(state_at[d - 1], byte);
     if (q == Dfa::kDead) {
       node = trie.subtree_end(node);
       continue;
     }
-    state_at[d] = q;
-    const bool goes_on = term.has_successor(q);
-    if (goes_on || term.accepting(q)) {
+    const bool goes_on = term.has_successor(q), accepts = term.accepting(q);
+    if (goes_on || accepts) {
       auto& into = goes_on ? inside : accept_only;
       into.insert(into.end(), trie.tokens_begin(node), trie.tokens_end(node));
     }
-    if (term.accepting(q)) {
+    if (goes_on) {  // its children come next in preorder, and record the exits
+      state_at[d] = q;
+      node_at[d] = node;
+      accepts_at[d] = accepts ? 1 : 0;
+      ++node;
+      continue;
+    }
+    if (accepts) {  // no child continues the head: its children are exits, not visited
       for (uint32_t c = node + 1, c_end = trie.subtree_end(node); c < c_end; c = trie.subtree_end(c)) {
         exits.emplace_back(trie.byte(c), node);
       }
     }
-    node = goes_on ? node + 1 : trie.subtree_end(node);
+    node = trie.subtree_end(node);
   }
   index.inside.assign(std::move(inside), vocab_size);
   index.accept_only.assign(std::move(accept_only), vocab_size);
