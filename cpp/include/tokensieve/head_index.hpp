@@ -20,6 +20,7 @@
 // grammar (`HeadIndexCache`, thread-safe), up to a byte budget; the first time, and past the
 // budget, the walk steps the heads node by node.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -33,12 +34,12 @@
 
 namespace tokensieve {
 
-// A set of token ids: a sorted list when sparse, a bitset over the vocabulary when dense.
+// A set of token ids: a list when sparse, a bitset over the vocabulary when dense.
 struct TokenSet {
   std::vector<uint32_t> ids;
   std::vector<uint32_t> bits;
 
-  // Stores `ids` (any order, no duplicates) in the cheaper form for a vocabulary of `vocab_size`.
+  // Stores `tokens` (any order, no duplicates) in the cheaper form for a vocabulary of `vocab_size`.
   void assign(std::vector<uint32_t> tokens, uint32_t vocab_size);
   void or_into(uint32_t* words) const;
   bool empty() const { return ids.empty() && bits.empty(); }
@@ -53,14 +54,17 @@ struct HeadIndex {
   std::array<uint32_t, 257> exit_begin{};
   std::vector<uint32_t> exits;
 
-  size_t memory_bytes() const { return sizeof(*this) + inside.memory_bytes() + accept_only.memory_bytes() + 4 * exits.capacity(); }
+  size_t memory_bytes() const {
+    return sizeof(*this) + inside.memory_bytes() + accept_only.memory_bytes() + 4 * exits.capacity();
+  }
 };
 
 // The index of a terminal (anything with next / accepting / has_successor over int32 states,
 // Dfa::kDead for none) from `state` at `root` through `root`'s subtree of `trie` (root's own
 // tokens excluded: the walk judges the root before it).
 template <class Term>
-HeadIndex build_head_index(const TokenTrie& trie, uint32_t root, const Term& term, int32_t state, uint32_t vocab_size) {
+HeadIndex build_head_index(const TokenTrie& trie, uint32_t root, const Term& term, int32_t state,
+                           uint32_t vocab_size) {
   HeadIndex index;
   std::vector<uint32_t> inside, accept_only;
   std::vector<std::pair<uint8_t, uint32_t>> exits;  // (child byte, node), nodes ascending
