@@ -90,7 +90,7 @@ std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton
   if (boundaries.size() <= max_boundary_nodes) {
     entry->boundary_nodes = std::move(boundaries);
   } else {
-    entry->suffix_groups = std::make_unique<const SuffixGroups>(vocab, trie, boundaries);
+    entry->suffix_groups = std::make_unique<const SuffixGroups>(trie, boundaries);
   }
   return entry;
 }

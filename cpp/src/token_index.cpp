@@ -11,8 +11,7 @@ size_t StateTokens::memory_bytes() const {
          (suffix_groups ? suffix_groups->memory_bytes() : 0);
 }
 
-SuffixGroups::SuffixGroups(const Vocabulary& vocab, const TokenTrie& trie, const std::vector<uint32_t>& boundaries)
-    : vocab_(&vocab), trie_(&trie) {
+SuffixGroups::SuffixGroups(const TokenTrie& trie, const std::vector<uint32_t>& boundaries) : trie_(&trie) {
   // The children of each boundary node, counted then placed by byte (a counting sort).
   auto for_each_root = [&](auto&& f) {
     for (uint32_t b : boundaries) {
@@ -34,21 +33,8 @@ const TokenTrie* SuffixGroups::group(uint8_t byte) const {
   if (entries_[byte] > kMaxEntries) return nullptr;
   std::lock_guard<std::mutex> lock(mutex_);
   if (!groups_[byte]) {
-    const TokenTrie& trie = *trie_;
-    std::vector<std::pair<std::string, uint32_t>> suffixes;
-    suffixes.reserve(entries_[byte]);
-    // A root's subtree in preorder gives its suffixes sorted: one run per root, merged.
-    std::vector<size_t> runs;
-    for (const uint32_t* r = roots_begin(byte); r != roots_end(byte); ++r) {
-      runs.push_back(suffixes.size());
-      const uint32_t cut = trie.depth(*r) - 1;  // the boundary's depth: the suffix starts after it
-      for (uint32_t m = *r; m < trie.subtree_end(*r); ++m) {
-        for (const uint32_t* t = trie.tokens_begin(m); t != trie.tokens_end(m); ++t) {
-          suffixes.emplace_back(vocab_->token(*t).substr(cut), *t);
-        }
-      }
-    }
-    groups_[byte] = std::make_unique<const TokenTrie>(std::move(suffixes), runs);
+    // The roots' subtrees merged node by node (no suffix strings copied and sorted).
+    groups_[byte] = std::make_unique<const TokenTrie>(*trie_, std::vector<uint32_t>(roots_begin(byte), roots_end(byte)));
   }
   return groups_[byte].get();
 }

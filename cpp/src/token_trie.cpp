@@ -47,6 +47,72 @@ TokenTrie::TokenTrie(std::vector<std::pair<std::string, uint32_t>> owned, const 
   build_sorted(owned);
 }
 
+TokenTrie::TokenTrie(const TokenTrie& source, const std::vector<uint32_t>& roots) {
+  byte_.assign(1, 0);
+  depth_.assign(1, 0);
+  token_start_.assign(2, 0);  // the root's tokens (none) begin and end at 0; each node adds its end
+  // Depth first over the merged trie: each pending node is a run of `sources` (the source nodes
+  // on its path, one per root that has it) and is emitted in preorder; its children are the
+  // sources' children grouped by byte, pushed in descending byte order so that they pop
+  // ascending. A source's children are in ascending byte order already (preorder of sorted
+  // strings), so a node with one source needs no sort, which is nearly every node.
+  struct Pending {
+    uint32_t begin, end;  // its sources: sources[begin .. end)
+    uint32_t depth;
+  };
+  std::vector<uint32_t> sources;
+  std::vector<Pending> stack;
+  std::vector<std::pair<uint8_t, uint32_t>> children;  // (byte, source child) of one node
+  // Pushes `children` (sorted by byte when `sort`) as pending nodes of `depth`, grouped by byte,
+  // the last byte first.
+  auto push_groups = [&](bool sort, uint32_t depth) {
+    if (sort) {
+      std::stable_sort(children.begin(), children.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    }
+    for (size_t j = children.size(); j > 0;) {
+      size_t i = j - 1;
+      while (i > 0 && children[i - 1].first == children[j - 1].first) --i;
+      const auto first = static_cast<uint32_t>(sources.size());
+      for (size_t k = i; k < j; ++k) sources.push_back(children[k].second);
+      stack.push_back({first, static_cast<uint32_t>(sources.size()), depth});
+      j = i;
+    }
+  };
+  // The roots, grouped by their own bytes, are the children of the merged root.
+  for (uint32_t r : roots) children.emplace_back(source.byte(r), r);
+  push_groups(true, 1);
+  max_depth_ = 0;
+  while (!stack.empty()) {
+    const Pending p = stack.back();
+    stack.pop_back();
+    byte_.push_back(source.byte(sources[p.begin]));
+    depth_.push_back(p.depth);
+    max_depth_ = std::max(max_depth_, p.depth);
+    const size_t ids_begin = token_ids_.size();
+    children.clear();
+    for (uint32_t k = p.begin; k < p.end; ++k) {
+      const uint32_t n = sources[k];
+      token_ids_.insert(token_ids_.end(), source.tokens_begin(n), source.tokens_end(n));
+      for (uint32_t c = n + 1; c < source.subtree_end(n); c = source.subtree_end(c)) {
+        children.emplace_back(source.byte(c), c);
+      }
+    }
+    if (p.end - p.begin > 1) std::sort(token_ids_.begin() + static_cast<std::ptrdiff_t>(ids_begin), token_ids_.end());
+    token_start_.push_back(static_cast<uint32_t>(token_ids_.size()));
+    push_groups(p.end - p.begin > 1, p.depth + 1);
+  }
+  // Preorder: a node's subtree ends at the next node no deeper than it.
+  subtree_end_.assign(byte_.size(), static_cast<uint32_t>(byte_.size()));
+  std::vector<uint32_t> open;
+  for (uint32_t n = 0; n < byte_.size(); ++n) {
+    while (!open.empty() && depth_[open.back()] >= depth_[n]) {
+      subtree_end_[open.back()] = n;
+      open.pop_back();
+    }
+    open.push_back(n);
+  }
+}
+
 void TokenTrie::build_sorted(std::vector<std::pair<std::string, uint32_t>>& owned) {
   owned.erase(std::unique(owned.begin(), owned.end()), owned.end());
   std::vector<std::pair<const std::string*, uint32_t>> entries;

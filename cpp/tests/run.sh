@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds and runs the native DFA tests (only cpp/src/dfa.cpp and dfa_product.cpp).
+# Builds and runs the native tests: the DFA's (only cpp/src/dfa.cpp and dfa_product.cpp) and the
+# token trie's (only cpp/src/token_trie.cpp).
 #   cpp/tests/run.sh          tests
 #   cpp/tests/run.sh bench    build-time benchmark (bench_dfa.cpp)
 set -euo pipefail
@@ -11,5 +12,7 @@ if [[ "${1:-}" == "bench" ]]; then
   g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_product.cpp cpp/tests/bench_dfa.cpp -o "$out/bench_dfa"
   exec "$out/bench_dfa"
 fi
+g++ "${flags[@]}" cpp/src/token_trie.cpp cpp/tests/test_token_trie.cpp -o "$out/test_token_trie"
+"$out/test_token_trie"
 g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_product.cpp cpp/tests/test_dfa.cpp cpp/tests/test_dfa_random.cpp -o "$out/test_dfa"
 exec "$out/test_dfa"

@@ -210,7 +210,7 @@ int32_t TokenSlice::char_horizon(int32_t start, const Dfa& other, Step step, int
 class SuffixGroups {
  public:
   // `boundaries`: nodes of `trie` (the vocabulary's or a slice's) where the terminal may end.
-  SuffixGroups(const Vocabulary& vocab, const TokenTrie& trie, const std::vector<uint32_t>& boundaries);
+  SuffixGroups(const TokenTrie& trie, const std::vector<uint32_t>& boundaries);
 
   // Whether some suffix starts with `byte`.
   bool has(uint8_t byte) const { return begin_[byte] != begin_[byte + 1u]; }
@@ -228,8 +228,7 @@ class SuffixGroups {
   static constexpr size_t kMaxEntries = 1 << 20;
 
  private:
-  const Vocabulary* vocab_;  // both owned by the token index that owns this entry
-  const TokenTrie* trie_;
+  const TokenTrie* trie_;  // owned by the vocabulary or the token slice of the entry's index
   std::vector<uint32_t> roots_;  // grouped by byte: group b is roots_[begin_[b] .. begin_[b + 1])
   std::array<uint32_t, 257> begin_{};
   std::array<size_t, 256> entries_{};  // suffixes per group
