@@ -26,27 +26,6 @@ TokenTrie::TokenTrie(std::vector<std::pair<std::string, uint32_t>> owned) {
   build_sorted(owned);
 }
 
-TokenTrie::TokenTrie(std::vector<std::pair<std::string, uint32_t>> owned, const std::vector<size_t>& run_starts) {
-  // Bottom-up: merge neighbouring runs until one is left.
-  std::vector<size_t> bounds(run_starts.begin(), run_starts.end());
-  if (bounds.empty() || bounds.front() != 0) bounds.insert(bounds.begin(), 0);
-  bounds.push_back(owned.size());
-  while (bounds.size() > 2) {
-    std::vector<size_t> merged;
-    for (size_t i = 0; i + 1 < bounds.size(); i += 2) {
-      merged.push_back(bounds[i]);
-      if (i + 2 < bounds.size()) {
-        std::inplace_merge(owned.begin() + static_cast<std::ptrdiff_t>(bounds[i]),
-                           owned.begin() + static_cast<std::ptrdiff_t>(bounds[i + 1]),
-                           owned.begin() + static_cast<std::ptrdiff_t>(bounds[i + 2]));
-      }
-    }
-    merged.push_back(owned.size());
-    bounds = std::move(merged);
-  }
-  build_sorted(owned);
-}
-
 TokenTrie::TokenTrie(const TokenTrie& source, const std::vector<uint32_t>& roots) {
   byte_.assign(1, 0);
   depth_.assign(1, 0);

@@ -16,9 +16,6 @@ class TokenTrie {
   TokenTrie(const std::vector<std::string>& tokens, const std::vector<uint8_t>& include);
   // A trie of arbitrary (bytes, token id) entries, e.g. token suffixes; empty strings are skipped.
   explicit TokenTrie(std::vector<std::pair<std::string, uint32_t>> entries);
-  // The same from entries made of sorted runs (each ascending by bytes, then id) starting at
-  // `run_starts`: merging them costs n log(runs) comparisons instead of a sort's n log n.
-  TokenTrie(std::vector<std::pair<std::string, uint32_t>> entries, const std::vector<size_t>& run_starts);
   // The trie of the union of `roots`' subtrees in `source`, each read from its root's byte on
   // (root r's tokens become entries of their bytes after depth(r) - 1): the same trie the
   // entries constructor makes from those suffixes, merged node by node without copying them.
