@@ -459,7 +459,7 @@ void Matcher::compute_mask(uint32_t* words, size_t needed) {
       j = i + 1;
       while (j < order.size() && scans_[order[j]].terminal == s.terminal && scans_[order[j]].state == s.state) ++j;
       std::shared_ptr<const StateTokens> entry = grammar_->terminal(s.terminal).tokens(s.state);
-      entry->or_inside(words);
+      entry->inside.or_into(words);
       if (!entry->suffix_groups && entry->boundary_nodes.empty()) continue;
       push_set();
       for (size_t g = i; g < j; ++g) add_item(grammar_->advance(scans_[order[g]].dotted), scans_[order[g]].origin);
@@ -917,10 +917,10 @@ std::vector<std::vector<int64_t>> Matcher::describe_scans() const {
     std::vector<int64_t> row = {s.terminal, s.state, static_cast<int64_t>(s.dotted), static_cast<int64_t>(s.origin)};
     if (s.state >= 0) {
       auto entry = grammar_->terminal(s.terminal).tokens(s.state);
-      int64_t inside = static_cast<int64_t>(entry->inside_ids.size());
-      if (!entry->inside_bits.empty()) {
+      int64_t inside = static_cast<int64_t>(entry->inside.ids.size());
+      if (!entry->inside.bits.empty()) {
         inside = 0;
-        for (uint32_t w : entry->inside_bits) inside += __builtin_popcount(w);
+        for (uint32_t w : entry->inside.bits) inside += __builtin_popcount(w);
       }
       row.push_back(inside);
       row.push_back(entry->suffix_groups ? static_cast<int64_t>(entry->suffix_groups->num_roots()) : 0);

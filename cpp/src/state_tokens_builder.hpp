@@ -82,10 +82,10 @@ std::shared_ptr<const StateTokens> build_state_tokens(const Automaton& automaton
   auto entry = std::make_shared<StateTokens>();
   entry->boundary_trie = &trie;
   if (use_bits) {
-    entry->inside_bits = std::move(bits);
+    entry->inside.bits = std::move(bits);
   } else {
     std::sort(inside.begin(), inside.end());
-    entry->inside_ids = std::move(inside);
+    entry->inside.ids = std::move(inside);
   }
   if (boundaries.size() <= max_boundary_nodes) {
     entry->boundary_nodes = std::move(boundaries);

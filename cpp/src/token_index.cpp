@@ -7,7 +7,7 @@
 namespace tokensieve {
 
 size_t StateTokens::memory_bytes() const {
-  return sizeof(*this) + 4 * (inside_ids.capacity() + inside_bits.capacity() + boundary_nodes.capacity()) +
+  return sizeof(*this) + inside.memory_bytes() + 4 * boundary_nodes.capacity() +
          (suffix_groups ? suffix_groups->memory_bytes() : 0);
 }
 
@@ -48,12 +48,25 @@ size_t SuffixGroups::memory_bytes() const {
   return n;
 }
 
-void StateTokens::or_inside(uint32_t* words) const {
-  if (!inside_bits.empty()) {
-    const size_t n = inside_bits.size();
-    for (size_t i = 0; i < n; ++i) words[i] |= inside_bits[i];
+void TokenSet::assign(std::vector<uint32_t> tokens, uint32_t vocab_size) {
+  ids.clear();
+  bits.clear();
+  const size_t num_words = (static_cast<size_t>(vocab_size) + 31) / 32;
+  if (tokens.size() >= num_words) {  // an OR over the words costs less than setting each bit
+    bits.assign(num_words, 0);
+    for (uint32_t id : tokens) bits[id >> 5] |= 1u << (id & 31);
   } else {
-    for (uint32_t id : inside_ids) words[id >> 5] |= 1u << (id & 31);
+    ids = std::move(tokens);  // in trie order: sorting them saved less than it cost
+    ids.shrink_to_fit();
+  }
+}
+
+void TokenSet::or_into(uint32_t* words) const {
+  if (!bits.empty()) {
+    const size_t n = bits.size();
+    for (size_t i = 0; i < n; ++i) words[i] |= bits[i];
+  } else {
+    for (uint32_t id : ids) words[id >> 5] |= 1u << (id & 31);
   }
 }
 

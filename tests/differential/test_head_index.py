@@ -18,8 +18,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.oracle import Oracle
-from tokensieve import Compiler, Limits, Matcher, NoTokenAllowed, Vocabulary
+from tests.differential.test_walk_follow import walk_and_compare
+from tokensieve import Compiler, Limits, Matcher, Vocabulary
 from tokensieve.frontends.ebnf import parse_ebnf
 
 LETTERS = b"ab"
@@ -78,30 +78,6 @@ def vocabulary(extra: list[bytes]) -> tuple[list[bytes], Vocabulary]:
     return tokens, Vocabulary([*tokens, b"<eos>"], eos_token_ids=[eos], special_token_ids=[eos])
 
 
-def walk_and_compare(
-    name: str, limits: Limits, tokens: list[bytes], vocab: Vocabulary, choices: list[int]
-) -> None:
-    eos = len(tokens)
-    grammar = parse_ebnf(GRAMMARS[name])
-    oracle = Oracle(grammar)
-    matcher = Matcher(Compiler(vocab, limits=limits).grammar(grammar))
-    prefix = b""
-    for r in choices:
-        expected = oracle.mask(prefix, vocab.tokens, special_ids=[eos], eos_ids=[eos])
-        if not expected:
-            with pytest.raises(NoTokenAllowed):
-                matcher.allowed_tokens()
-            return
-        got = set(matcher.allowed_tokens().tolist())
-        extra, missing = sorted(got - expected)[:5], sorted(expected - got)[:5]
-        assert got == expected, f"after {prefix!r}: extra {extra}, missing {missing}"
-        t = sorted(expected)[r % len(expected)]
-        if t == eos:
-            return
-        assert matcher.accept_token(t)
-        prefix += tokens[t]
-
-
 @pytest.mark.parametrize("limits", sorted(LIMITS))
 @pytest.mark.parametrize("name", sorted(GRAMMARS))
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -110,7 +86,7 @@ def test_head_index_masks_match_oracle(
     name: str, limits: str, extra: list[bytes], choices: list[int]
 ) -> None:
     tokens, vocab = vocabulary(extra)
-    walk_and_compare(name, LIMITS[limits], tokens, vocab, choices)
+    walk_and_compare(GRAMMARS[name], LIMITS[limits], tokens, vocab, choices)
 
 
 def test_indexed_walks_build_indexes() -> None:

@@ -63,12 +63,21 @@ LIMITS = {
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(choices=st.lists(st.integers(0, 10**6), max_size=12))
 def test_walk_masks_match_oracle(name: str, limits: str, choices: list[int]) -> None:
-    grammar = parse_ebnf(GRAMMARS[name])
+    walk_and_compare(GRAMMARS[name], LIMITS[limits], TOKENS, VOCAB, choices)
+
+
+def walk_and_compare(
+    source: str, limits: Limits | None, tokens: list[bytes], vocab: Vocabulary, choices: list[int]
+) -> None:
+    """Walks the EBNF grammar's language (the allowed token picked by each choice) comparing
+    every mask with the oracle's; ``vocab`` is ``tokens`` plus an EOS id after them."""
+    eos = len(tokens)
+    grammar = parse_ebnf(source)
     oracle = Oracle(grammar)
-    matcher = Matcher(Compiler(VOCAB, limits=LIMITS[limits]).grammar(grammar))
+    matcher = Matcher(Compiler(vocab, limits=limits).grammar(grammar))
     prefix = b""
     for r in choices:
-        expected = oracle.mask(prefix, VOCAB.tokens, special_ids=[EOS], eos_ids=[EOS])
+        expected = oracle.mask(prefix, vocab.tokens, special_ids=[eos], eos_ids=[eos])
         if not expected:
             with pytest.raises(NoTokenAllowed):
                 matcher.allowed_tokens()
@@ -77,10 +86,10 @@ def test_walk_masks_match_oracle(name: str, limits: str, choices: list[int]) -> 
         extra, missing = sorted(got - expected)[:5], sorted(expected - got)[:5]
         assert got == expected, f"after {prefix!r}: extra {extra}, missing {missing}"
         t = sorted(expected)[r % len(expected)]
-        if t == EOS:
+        if t == eos:
             return
         assert matcher.accept_token(t)
-        prefix += TOKENS[t]
+        prefix += tokens[t]
 
 
 LONG_WORDS = st.binary(min_size=2, max_size=7).map(lambda b: bytes(ALPHABET[x % len(ALPHABET)] for x in b))
@@ -101,19 +110,8 @@ def test_sparse_vocabularies_match_oracle(
     tokens = sorted(set(words) | {bytes([b]) for b in ALPHABET})
     eos = len(tokens)
     vocab = Vocabulary([*tokens, b"<eos>"], eos_token_ids=[eos], special_token_ids=[eos])
-    grammar = parse_ebnf(GRAMMARS[name])
-    oracle = Oracle(grammar)
     limits = Limits(max_boundary_nodes=1, min_head_index_nodes=1 if indexed else 1_000_000)
-    matcher = Matcher(Compiler(vocab, limits=limits).grammar(grammar))
-    prefix = b""
-    for r in choices:
-        expected = oracle.mask(prefix, vocab.tokens, special_ids=[eos], eos_ids=[eos])
-        assert set(matcher.allowed_tokens().tolist()) == expected, prefix
-        t = sorted(expected)[r % len(expected)]
-        if t == eos:
-            return
-        assert matcher.accept_token(t)
-        prefix += tokens[t]
+    walk_and_compare(GRAMMARS[name], limits, tokens, vocab, choices)
 
 
 @pytest.mark.parametrize("limits", sorted(LIMITS))

@@ -30,21 +30,10 @@
 #include <vector>
 
 #include "tokensieve/dfa.hpp"
+#include "tokensieve/token_index.hpp"
 #include "tokensieve/token_trie.hpp"
 
 namespace tokensieve {
-
-// A set of token ids: a list when sparse, a bitset over the vocabulary when dense.
-struct TokenSet {
-  std::vector<uint32_t> ids;
-  std::vector<uint32_t> bits;
-
-  // Stores `tokens` (any order, no duplicates) in the cheaper form for a vocabulary of `vocab_size`.
-  void assign(std::vector<uint32_t> tokens, uint32_t vocab_size);
-  void or_into(uint32_t* words) const;
-  bool empty() const { return ids.empty() && bits.empty(); }
-  size_t memory_bytes() const { return 4 * (ids.capacity() + bits.capacity()); }
-};
 
 struct HeadIndex {
   TokenSet inside;       // tokens at nodes where the head is alive and has a successor

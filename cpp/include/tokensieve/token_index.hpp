@@ -236,10 +236,21 @@ class SuffixGroups {
   mutable std::array<std::unique_ptr<const TokenTrie>, 256> groups_;
 };
 
+// A set of token ids: a list when sparse, a bitset over the vocabulary when dense.
+struct TokenSet {
+  std::vector<uint32_t> ids;
+  std::vector<uint32_t> bits;
+
+  // Stores `tokens` (any order, no duplicates) in the cheaper form for a vocabulary of `vocab_size`.
+  void assign(std::vector<uint32_t> tokens, uint32_t vocab_size);
+  void or_into(uint32_t* words) const;
+  bool empty() const { return ids.empty() && bits.empty(); }
+  size_t memory_bytes() const { return 4 * (ids.capacity() + bits.capacity()); }
+};
+
 struct StateTokens {
   // Tokens that stay inside the terminal: a sorted id list when short, else a bitset.
-  std::vector<uint32_t> inside_ids;
-  std::vector<uint32_t> inside_bits;
+  TokenSet inside;
   // Where the terminal may end part-way through tokens: when there are few such trie nodes,
   // the nodes themselves (in `boundary_trie`; the mask walks below them)...
   std::vector<uint32_t> boundary_nodes;
@@ -247,8 +258,6 @@ struct StateTokens {
   // ...else the suffixes after them, by first byte.
   std::unique_ptr<const SuffixGroups> suffix_groups;
   size_t memory_bytes() const;
-  // ORs the inside tokens into a bitmask row.
-  void or_inside(uint32_t* words) const;
 };
 
 class DfaTokenIndex {

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 import numpy as np
 import pytest
@@ -12,6 +14,7 @@ from tokensieve.ir import Bytes, Grammar, Ref, Repeat, Special, alt, literal, se
 
 TOKENS = [b"a", b"b", b"ab", b"(", b")", b"{", b"}", b'"', b"x", b"<eos>", b"<sp>", b"<pad>"]
 EOS, SP, PAD = 9, 10, 11
+T = TypeVar("T")
 
 
 @pytest.fixture(scope="module")
@@ -187,13 +190,19 @@ def test_threads_share_one_grammar() -> None:
         return out
 
     expected = masks()
-    results: list[list[bytes]] = []
-    threads = [threading.Thread(target=lambda: results.append(masks())) for _ in range(8)]
+    results = in_threads(masks, 8)
+    assert len(results) == 8 and all(r == expected for r in results)
+
+
+def in_threads(work: Callable[[], T], n: int) -> list[T]:
+    """``work()`` run in ``n`` threads at once; the results of those that returned."""
+    results: list[T] = []
+    threads = [threading.Thread(target=lambda: results.append(work())) for _ in range(n)]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    assert len(results) == 8 and all(r == expected for r in results)
+    return results
 
 
 CALLS = r"""
@@ -224,12 +233,7 @@ def test_threads_share_head_indexes() -> None:
         return out
 
     expected = masks(stepped)
-    results: list[list[bytes]] = []
-    threads = [threading.Thread(target=lambda: results.append(masks(indexed))) for _ in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    results = in_threads(lambda: masks(indexed), 6)
     assert len(results) == 6 and all(r == expected for r in results)
     assert indexed._native.memory_bytes() > stepped._native.memory_bytes()  # indexes were built
 
