@@ -66,7 +66,9 @@ class TokensieveEngine:
         raise ValueError(f"unsupported grammar kind {kind!r}")
 
     def memory_bytes(self, compiled: Any) -> int | None:
-        return int(compiled.memory_bytes)
+        # The compile-time size, like the peers' figures (``memory_bytes`` is the live one,
+        # which grows with the grammar's mask cache as masks are served).
+        return int(compiled.stats.memory_bytes)
 
     def session(self, compiled: Any) -> TokensieveSession:
         return TokensieveSession(compiled, self.vocab.size, tuple(self.vocab.eos_token_ids))

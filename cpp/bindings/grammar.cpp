@@ -103,12 +103,18 @@ void bind_grammar(nb::module_& m) {
       .def_prop_ro("max", &CountedTerminal::max)
       .def("memory_bytes", &CountedTerminal::memory_bytes);
 
+  nb::class_<MemoryMeter>(m, "MemoryMeter",
+                          "Bytes held by the mask caches and head indexes of the grammars made with it.")
+      .def(nb::init<>())
+      .def_prop_ro("bytes", &MemoryMeter::bytes);
+
   nb::class_<CompiledGrammar>(m, "CompiledGrammar")
       .def(
           "__init__",
           [](CompiledGrammar* self, std::shared_ptr<Vocabulary> vocab, const nb::list& terminals,
              int32_t num_nonterminals, const std::vector<std::vector<int32_t>>& productions, int32_t start,
-             const MatcherLimits& limits, const std::vector<std::vector<int32_t>>& unordered) {
+             const MatcherLimits& limits, const std::vector<std::vector<int32_t>>& unordered,
+             std::shared_ptr<MemoryMeter> meter) {
             std::vector<Terminal> terms;
             terms.reserve(nb::len(terminals));
             for (nb::handle h : terminals) {
@@ -127,10 +133,11 @@ void bind_grammar(nb::module_& m) {
             std::vector<UnorderedRule> rules;
             for (const auto& row : unordered) rules.push_back(unordered_from_row(row));
             new (self) CompiledGrammar(std::move(vocab), std::move(terms), num_nonterminals, productions, start, limits,
-                                       std::move(rules));
+                                       std::move(rules), std::move(meter));
           },
           nb::arg("vocab"), nb::arg("terminals"), nb::arg("num_nonterminals"), nb::arg("productions"),
-          nb::arg("start"), nb::arg("limits"), nb::arg("unordered") = std::vector<std::vector<int32_t>>{})
+          nb::arg("start"), nb::arg("limits"), nb::arg("unordered") = std::vector<std::vector<int32_t>>{},
+          nb::arg("meter").none() = nb::none())
       .def_prop_ro("num_terminals", &CompiledGrammar::num_terminals)
       .def_prop_ro("num_productions", &CompiledGrammar::num_productions)
       .def_prop_ro("num_dfa_states",

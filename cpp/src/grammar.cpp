@@ -15,7 +15,8 @@ bool terminal_nullable(const Terminal& t) { return !t.is_special() && t.nullable
 
 CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::vector<Terminal> terminals,
                                  int32_t num_nonterminals, const std::vector<std::vector<int32_t>>& productions,
-                                 int32_t start, MatcherLimits limits, std::vector<UnorderedRule> unordered)
+                                 int32_t start, MatcherLimits limits, std::vector<UnorderedRule> unordered,
+                                 std::shared_ptr<MemoryMeter> meter)
     : vocab_(std::move(vocab)), terminals_(std::move(terminals)), limits_(limits), unordered_(std::move(unordered)) {
   const int32_t nt_count = num_nonterminals;
   const int32_t t_count = static_cast<int32_t>(terminals_.size());
@@ -147,10 +148,10 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::v
   }
 
   if (limits_.mask_cache_bytes > 0) {
-    mask_cache_ = std::make_unique<MaskCache>(static_cast<size_t>(limits_.mask_cache_bytes));
+    mask_cache_ = std::make_unique<MaskCache>(static_cast<size_t>(limits_.mask_cache_bytes), meter);
   }
   if (limits_.head_index_bytes > 0) {
-    head_indexes_ = std::make_unique<HeadIndexCache>(static_cast<size_t>(limits_.head_index_bytes));
+    head_indexes_ = std::make_unique<HeadIndexCache>(static_cast<size_t>(limits_.head_index_bytes), meter);
   }
 
   for (int32_t t = 0; t < t_count; ++t) {

@@ -9,6 +9,10 @@ namespace {
 constexpr size_t kEntryOverhead = 64;
 }  // namespace
 
+MaskCache::~MaskCache() {
+  if (meter_) meter_->add(-static_cast<int64_t>(bytes_));  // the memory goes with the cache
+}
+
 void MaskCache::clear_locked() {
   ids_.clear();
   dynamic_ids_.clear();
@@ -22,12 +26,14 @@ uint64_t MaskCache::intern(const std::string& description) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = ids_.find(description);
   if (it == ids_.end()) {
+    const size_t before = bytes_;
     bytes_ += description.size() + kEntryOverhead;
     if (bytes_ > max_bytes_) {
       clear_locked();
       bytes_ = description.size() + kEntryOverhead;
     }
     it = ids_.emplace(description, static_cast<uint32_t>(ids_.size() + 1)).first;
+    report_locked(before);
   }
   return (static_cast<uint64_t>(epoch_) << 32) | it->second;
 }
@@ -37,6 +43,7 @@ uint64_t MaskCache::intern_dynamic(const std::string& key) {
   auto it = dynamic_ids_.find(key);
   if (it == dynamic_ids_.end()) {
     bytes_ += key.size() + kEntryOverhead;  // charged; the next intern() clears when over
+    if (meter_) meter_->add(static_cast<int64_t>(key.size() + kEntryOverhead));
     it = dynamic_ids_.emplace(key, static_cast<uint32_t>(dynamic_ids_.size() + 1)).first;
   }
   return (static_cast<uint64_t>(epoch_) << 32) | it->second;
@@ -60,6 +67,7 @@ void MaskCache::store(uint64_t signature, const uint32_t* words, size_t n) {
   if (!inserted) return;
   it->second.assign(words, words + n);
   bytes_ += cost;
+  if (meter_) meter_->add(static_cast<int64_t>(cost));
 }
 
 size_t MaskCache::memory_bytes() const {

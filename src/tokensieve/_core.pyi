@@ -103,6 +103,11 @@ class MatcherLimits:
     min_head_index_nodes: int
     def __init__(self) -> None: ...
 
+class MemoryMeter:
+    def __init__(self) -> None: ...
+    @property
+    def bytes(self) -> int: ...
+
 class CompiledGrammar:
     def __init__(
         self,
@@ -113,6 +118,7 @@ class CompiledGrammar:
         start: int,
         limits: MatcherLimits,
         unordered: list[list[int]] = ...,
+        meter: MemoryMeter | None = ...,
     ) -> None: ...
     @property
     def num_terminals(self) -> int: ...

@@ -59,7 +59,11 @@ class Limits:
 
     Cache:
 
-    - ``cache_bytes``: memory the :class:`Compiler` cache may hold for compiled grammars.
+    - ``cache_bytes``: memory the :class:`Compiler` cache may hold for compiled grammars:
+      their compile-time size plus what their mask caches and head indexes have grown to
+      since (the growth of every grammar the cache handed out that is still alive counts,
+      so a grammar kept by a matcher after its eviction is still paid for). Least recently
+      used grammars go first; the newest one always stays.
     - ``mask_cache_bytes``: memory each compiled grammar may use to remember masks by parser
       state (shared by its matchers; cleared when full). Masks for a 128k vocabulary are
       16 KiB each.

@@ -91,7 +91,7 @@ def test_head_index_masks_match_oracle(
 
 def test_indexed_walks_build_indexes() -> None:
     """The indexed configuration does take the indexed path (its indexes add to the native
-    grammar's memory, counted live there; ``memory_bytes`` is the compile-time figure), so the
+    grammar's live memory, ``memory_bytes``; ``stats.memory_bytes`` is the compile-time figure), so the
     tests above compare it, not the stepped walk twice."""
     tokens, vocab = vocabulary([])
     grammar = parse_ebnf(GRAMMARS["calls"])

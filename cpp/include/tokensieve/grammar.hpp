@@ -17,6 +17,7 @@
 #include "tokensieve/dfa.hpp"
 #include "tokensieve/head_index.hpp"
 #include "tokensieve/mask_cache.hpp"
+#include "tokensieve/memory_meter.hpp"
 #include "tokensieve/token_index.hpp"
 #include "tokensieve/token_trie.hpp"
 #include "tokensieve/unordered.hpp"
@@ -69,10 +70,11 @@ class CompiledGrammar {
   static constexpr int32_t kEnd = std::numeric_limits<int32_t>::min();
 
   // `productions[i]` = {lhs, rhs...}. Unproductive symbols are removed; an empty language throws
-  // Error(EmptyLanguage).
+  // Error(EmptyLanguage). The mask cache and head indexes report their growth to `meter`, if
+  // any (memory_meter.hpp).
   CompiledGrammar(std::shared_ptr<const Vocabulary> vocab, std::vector<Terminal> terminals, int32_t num_nonterminals,
                   const std::vector<std::vector<int32_t>>& productions, int32_t start, MatcherLimits limits,
-                  std::vector<UnorderedRule> unordered = {});
+                  std::vector<UnorderedRule> unordered = {}, std::shared_ptr<MemoryMeter> meter = nullptr);
 
   const Vocabulary& vocab() const { return *vocab_; }
   const std::shared_ptr<const Vocabulary>& vocab_ptr() const { return vocab_; }

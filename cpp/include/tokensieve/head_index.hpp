@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "tokensieve/dfa.hpp"
+#include "tokensieve/memory_meter.hpp"
 #include "tokensieve/token_index.hpp"
 #include "tokensieve/token_trie.hpp"
 
@@ -109,7 +110,14 @@ HeadIndex build_head_index(const TokenTrie& trie, uint32_t root, const Term& ter
 // every trie a walk may use alive (its terminals own them), so a trie's address is a stable key.
 class HeadIndexCache {
  public:
-  explicit HeadIndexCache(size_t max_bytes) : max_bytes_(max_bytes) {}
+  // Every change of its size is reported to `meter`, if any (memory_meter.hpp).
+  explicit HeadIndexCache(size_t max_bytes, std::shared_ptr<MemoryMeter> meter = nullptr)
+      : max_bytes_(max_bytes), meter_(std::move(meter)) {}
+  ~HeadIndexCache() {
+    if (meter_) meter_->add(-static_cast<int64_t>(bytes_));  // the memory goes with the cache
+  }
+  HeadIndexCache(const HeadIndexCache&) = delete;
+  HeadIndexCache& operator=(const HeadIndexCache&) = delete;
 
   struct Key {
     const TokenTrie* trie;
@@ -134,13 +142,17 @@ class HeadIndexCache {
       if (bytes_ >= max_bytes_) return nullptr;
       if (met_once_.insert(key).second) {
         bytes_ += kMetBytes;
+        if (meter_) meter_->add(static_cast<int64_t>(kMetBytes));
         return nullptr;
       }
     }
     auto built = std::make_shared<const HeadIndex>(build());
     std::lock_guard<std::mutex> lock(mutex_);
     const auto [it, added] = indexes_.try_emplace(key, built);
-    if (added) bytes_ += built->memory_bytes();
+    if (added) {
+      bytes_ += built->memory_bytes();
+      if (meter_) meter_->add(static_cast<int64_t>(built->memory_bytes()));
+    }
     return it->second;
   }
 
@@ -157,6 +169,7 @@ class HeadIndexCache {
   mutable std::mutex mutex_;
   size_t max_bytes_;
   size_t bytes_ = 0;
+  std::shared_ptr<MemoryMeter> meter_;
   std::unordered_set<Key, KeyHash> met_once_;
   std::unordered_map<Key, std::shared_ptr<const HeadIndex>, KeyHash> indexes_;
 };

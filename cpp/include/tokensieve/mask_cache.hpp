@@ -11,19 +11,26 @@
 // bounded in bytes: when full it is cleared and the epoch advances. A signature of an older
 // epoch stays unambiguous (descriptions embed whole tagged ids, and an epoch's ids are never
 // reused), it just no longer finds cached masks. All methods are thread-safe (one mutex;
-// each call is short).
+// each call is short). Every change of its size is reported to its MemoryMeter, if any.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "tokensieve/memory_meter.hpp"
+
 namespace tokensieve {
 
 class MaskCache {
  public:
-  explicit MaskCache(size_t max_bytes) : max_bytes_(max_bytes) {}
+  explicit MaskCache(size_t max_bytes, std::shared_ptr<MemoryMeter> meter = nullptr)
+      : max_bytes_(max_bytes), meter_(std::move(meter)) {}
+  ~MaskCache();
+  MaskCache(const MaskCache&) = delete;
+  MaskCache& operator=(const MaskCache&) = delete;
 
   // A signature: epoch in the high 32 bits, id in the low 32; 0 is never returned.
   uint64_t intern(const std::string& description);
@@ -38,10 +45,15 @@ class MaskCache {
 
  private:
   void clear_locked();
+  // Reports the change since `before` (the size when the locked section began) to the meter.
+  void report_locked(size_t before) const {
+    if (meter_) meter_->moved(before, bytes_);
+  }
 
   mutable std::mutex mutex_;
   size_t max_bytes_;
   size_t bytes_ = 0;
+  std::shared_ptr<MemoryMeter> meter_;
   uint32_t epoch_ = 1;
   std::unordered_map<std::string, uint32_t> ids_;
   std::unordered_map<std::string, uint32_t> dynamic_ids_;

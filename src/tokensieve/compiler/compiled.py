@@ -47,7 +47,11 @@ class CompiledGrammar:
 
     @property
     def memory_bytes(self) -> int:
-        return self.stats.memory_bytes
+        """Bytes the grammar holds now: its compile-time size (``stats.memory_bytes``) plus
+        what its lazily built parts have grown to since: its mask cache and head indexes,
+        shared by its matchers (and the near entries of its counted terminals, which it
+        shares with other grammars that use them)."""
+        return int(self._native.memory_bytes())
 
     def __repr__(self) -> str:
         s = self.stats
@@ -75,10 +79,12 @@ def compile_grammar(
     source: str = "grammar",
     terminals: TerminalCache | None = None,
     deadline: float | None = None,
+    meter: Any = None,
 ) -> CompiledGrammar:
     """Lower ``grammar`` and build its automata and parser tables for ``vocab``; past
     ``deadline`` (``time.monotonic()``; default: ``limits.max_compile_seconds`` from now) it
-    stops with :class:`LimitExceeded`."""
+    stops with :class:`LimitExceeded`. ``meter`` (a native ``MemoryMeter``) is told how the
+    grammar's mask cache and head indexes grow."""
     started = time.perf_counter()
     cache = terminals if terminals is not None else TerminalCache.shared(vocab, limits)
 
@@ -94,6 +100,7 @@ def compile_grammar(
             lowered.start,
             _native_limits(limits),
             lowered.unordered,
+            meter,
         )
     except EmptyLanguageError as e:
         raise EmptyLanguageError(f"{source}: {e}") from None

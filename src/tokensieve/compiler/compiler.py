@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Literal
 
+from .. import _core
 from ..errors import LimitExceeded, UnsupportedSchemaError
 from ..frontends.whitespace import WhitespacePolicy
 from ..ir import Grammar
@@ -25,8 +26,9 @@ class Compiler:
     """Compiles grammars for one vocabulary and caches them.
 
     The cache key is (kind of source, source, options, vocabulary fingerprint); the cache
-    holds at most ``limits.cache_bytes`` of compiled grammars, least recently used first out.
-    A compiler is safe to use from several threads.
+    holds at most ``limits.cache_bytes`` of compiled grammars, least recently used first out,
+    counting what their mask caches and head indexes grow to as they serve masks (see
+    :attr:`cache_bytes`). A compiler is safe to use from several threads.
 
     With ``pause_gc`` (the default), Python's cyclic garbage collector is paused while a
     grammar compiles (see :mod:`tokensieve.compiler.gc_pause`): fewer, later collections.
@@ -42,6 +44,9 @@ class Compiler:
         self.cache_hits = 0
         self.cache_misses = 0
         self._terminals = TerminalCache.shared(vocab, self.limits)
+        # The cached grammars' caches grow after they are cached; they report it here, so the
+        # cache's bound holds without asking every grammar at every insert.
+        self._meter = _core.MemoryMeter()
 
     # ------------------------------------------------------------------ sources
     def grammar(self, grammar: Grammar) -> CompiledGrammar:
@@ -141,15 +146,25 @@ class Compiler:
                 raise LimitExceeded(
                     f"the {source} nests too deeply to parse", limit="max_grammar_depth"
                 ) from None
-            compiled = compile_grammar(grammar, self.vocab, self.limits, source, self._terminals, deadline)
+            compiled = compile_grammar(
+                grammar, self.vocab, self.limits, source, self._terminals, deadline, self._meter
+            )
         with self._lock:
             if full_key not in self._cache:
                 self._cache[full_key] = compiled
-                self._cache_bytes += compiled.memory_bytes
-                while self._cache_bytes > self.limits.cache_bytes and len(self._cache) > 1:
+                self._cache_bytes += compiled.stats.memory_bytes
+                while self.cache_bytes > self.limits.cache_bytes and len(self._cache) > 1:
                     _, old = self._cache.popitem(last=False)
-                    self._cache_bytes -= old.memory_bytes
+                    self._cache_bytes -= old.stats.memory_bytes
+                    del old  # its caches give their bytes back to the meter if nothing else holds it
         return compiled
+
+    @property
+    def cache_bytes(self) -> int:
+        """Bytes charged to the cache now: the compile-time sizes of the cached grammars plus
+        what the mask caches and head indexes of the grammars it handed out (and that are
+        still alive) have grown to."""
+        return self._cache_bytes + int(self._meter.bytes)
 
     def _compiling(self) -> AbstractContextManager[None]:
         """The context a compile runs in: the garbage collector paused, unless ``pause_gc`` is off."""

@@ -1,0 +1,33 @@
+// MemoryMeter: the bytes that compiled grammars' lazily grown caches hold, summed over the
+// grammars that share one meter.
+//
+// A grammar's mask cache (mask_cache.hpp) and head indexes (head_index.hpp) start empty and
+// grow, each within its own limit, as matchers compute masks; a compiled grammar that served
+// many masks can hold a hundred times its compile-time size. A cache of compiled grammars
+// that is bounded in bytes must see that growth without asking every grammar it holds (that
+// would cost a pass over the cache per insert), so the growing caches report each change to
+// a meter that the cache's owner reads in O(1). A cache reports its bytes as it gives them
+// back, too (cleared, or destroyed with its grammar), so the meter counts live memory only.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+namespace tokensieve {
+
+class MemoryMeter {
+ public:
+  // Bytes held now by the caches reporting here.
+  int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
+  // A reporting cache grew by `delta` bytes (shrank when negative).
+  void add(int64_t delta) { bytes_.fetch_add(delta, std::memory_order_relaxed); }
+  // A cache that went from `before` to `after` bytes.
+  void moved(size_t before, size_t after) {
+    if (before != after) add(static_cast<int64_t>(after) - static_cast<int64_t>(before));
+  }
+
+ private:
+  std::atomic<int64_t> bytes_{0};
+};
+
+}  // namespace tokensieve
