@@ -9,15 +9,11 @@ namespace {
 constexpr size_t kEntryOverhead = 64;
 }  // namespace
 
-MaskCache::~MaskCache() {
-  if (meter_) meter_->add(-static_cast<int64_t>(bytes_));  // the memory goes with the cache
-}
-
 void MaskCache::clear_locked() {
   ids_.clear();
   dynamic_ids_.clear();
   masks_.clear();
-  bytes_ = 0;
+  bytes_.set(0);
   ++epoch_;
   if (epoch_ == 0) epoch_ = 1;  // 0 marks "no signature"
 }
@@ -26,14 +22,12 @@ uint64_t MaskCache::intern(const std::string& description) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = ids_.find(description);
   if (it == ids_.end()) {
-    const size_t before = bytes_;
-    bytes_ += description.size() + kEntryOverhead;
-    if (bytes_ > max_bytes_) {
+    bytes_.add(description.size() + kEntryOverhead);
+    if (bytes_.value() > max_bytes_) {
       clear_locked();
-      bytes_ = description.size() + kEntryOverhead;
+      bytes_.set(description.size() + kEntryOverhead);
     }
     it = ids_.emplace(description, static_cast<uint32_t>(ids_.size() + 1)).first;
-    report_locked(before);
   }
   return (static_cast<uint64_t>(epoch_) << 32) | it->second;
 }
@@ -42,8 +36,7 @@ uint64_t MaskCache::intern_dynamic(const std::string& key) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = dynamic_ids_.find(key);
   if (it == dynamic_ids_.end()) {
-    bytes_ += key.size() + kEntryOverhead;  // charged; the next intern() clears when over
-    if (meter_) meter_->add(static_cast<int64_t>(key.size() + kEntryOverhead));
+    bytes_.add(key.size() + kEntryOverhead);  // charged; the next intern() clears when over
     it = dynamic_ids_.emplace(key, static_cast<uint32_t>(dynamic_ids_.size() + 1)).first;
   }
   return (static_cast<uint64_t>(epoch_) << 32) | it->second;
@@ -62,17 +55,16 @@ void MaskCache::store(uint64_t signature, const uint32_t* words, size_t n) {
   std::lock_guard<std::mutex> lock(mutex_);
   if ((signature >> 32) != epoch_) return;
   const size_t cost = n * sizeof(uint32_t) + kEntryOverhead;
-  if (bytes_ + cost > max_bytes_) return;  // full: keep what is there until the ids overflow
+  if (bytes_.value() + cost > max_bytes_) return;  // full: keep what is there until the ids overflow
   auto [it, inserted] = masks_.try_emplace(static_cast<uint32_t>(signature));
   if (!inserted) return;
   it->second.assign(words, words + n);
-  bytes_ += cost;
-  if (meter_) meter_->add(static_cast<int64_t>(cost));
+  bytes_.add(cost);
 }
 
 size_t MaskCache::memory_bytes() const {
   std::lock_guard<std::mutex> lock(mutex_);
-  return bytes_;
+  return bytes_.value();
 }
 
 }  // namespace tokensieve

@@ -112,12 +112,7 @@ class HeadIndexCache {
  public:
   // Every change of its size is reported to `meter`, if any (memory_meter.hpp).
   explicit HeadIndexCache(size_t max_bytes, std::shared_ptr<MemoryMeter> meter = nullptr)
-      : max_bytes_(max_bytes), meter_(std::move(meter)) {}
-  ~HeadIndexCache() {
-    if (meter_) meter_->add(-static_cast<int64_t>(bytes_));  // the memory goes with the cache
-  }
-  HeadIndexCache(const HeadIndexCache&) = delete;
-  HeadIndexCache& operator=(const HeadIndexCache&) = delete;
+      : max_bytes_(max_bytes), bytes_(std::move(meter)) {}
 
   struct Key {
     const TokenTrie* trie;
@@ -139,26 +134,22 @@ class HeadIndexCache {
       std::lock_guard<std::mutex> lock(mutex_);
       const auto it = indexes_.find(key);
       if (it != indexes_.end()) return it->second;
-      if (bytes_ >= max_bytes_) return nullptr;
+      if (bytes_.value() >= max_bytes_) return nullptr;
       if (met_once_.insert(key).second) {
-        bytes_ += kMetBytes;
-        if (meter_) meter_->add(static_cast<int64_t>(kMetBytes));
+        bytes_.add(kMetBytes);
         return nullptr;
       }
     }
     auto built = std::make_shared<const HeadIndex>(build());
     std::lock_guard<std::mutex> lock(mutex_);
     const auto [it, added] = indexes_.try_emplace(key, built);
-    if (added) {
-      bytes_ += built->memory_bytes();
-      if (meter_) meter_->add(static_cast<int64_t>(built->memory_bytes()));
-    }
+    if (added) bytes_.add(built->memory_bytes());
     return it->second;
   }
 
   size_t memory_bytes() const {
     std::lock_guard<std::mutex> lock(mutex_);
-    return sizeof(*this) + bytes_;
+    return sizeof(*this) + bytes_.value();
   }
 
  private:
@@ -168,8 +159,7 @@ class HeadIndexCache {
   static constexpr size_t kMetBytes = sizeof(Key) + 16;  // a node of met_once_, roughly
   mutable std::mutex mutex_;
   size_t max_bytes_;
-  size_t bytes_ = 0;
-  std::shared_ptr<MemoryMeter> meter_;
+  MeteredBytes bytes_;
   std::unordered_set<Key, KeyHash> met_once_;
   std::unordered_map<Key, std::shared_ptr<const HeadIndex>, KeyHash> indexes_;
 };

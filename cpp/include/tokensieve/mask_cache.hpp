@@ -27,10 +27,7 @@ namespace tokensieve {
 class MaskCache {
  public:
   explicit MaskCache(size_t max_bytes, std::shared_ptr<MemoryMeter> meter = nullptr)
-      : max_bytes_(max_bytes), meter_(std::move(meter)) {}
-  ~MaskCache();
-  MaskCache(const MaskCache&) = delete;
-  MaskCache& operator=(const MaskCache&) = delete;
+      : max_bytes_(max_bytes), bytes_(std::move(meter)) {}
 
   // A signature: epoch in the high 32 bits, id in the low 32; 0 is never returned.
   uint64_t intern(const std::string& description);
@@ -45,15 +42,10 @@ class MaskCache {
 
  private:
   void clear_locked();
-  // Reports the change since `before` (the size when the locked section began) to the meter.
-  void report_locked(size_t before) const {
-    if (meter_) meter_->moved(before, bytes_);
-  }
 
   mutable std::mutex mutex_;
   size_t max_bytes_;
-  size_t bytes_ = 0;
-  std::shared_ptr<MemoryMeter> meter_;
+  MeteredBytes bytes_;
   uint32_t epoch_ = 1;
   std::unordered_map<std::string, uint32_t> ids_;
   std::unordered_map<std::string, uint32_t> dynamic_ids_;

@@ -12,6 +12,8 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <utility>
 
 namespace tokensieve {
 
@@ -21,13 +23,30 @@ class MemoryMeter {
   int64_t bytes() const { return bytes_.load(std::memory_order_relaxed); }
   // A reporting cache grew by `delta` bytes (shrank when negative).
   void add(int64_t delta) { bytes_.fetch_add(delta, std::memory_order_relaxed); }
-  // A cache that went from `before` to `after` bytes.
-  void moved(size_t before, size_t after) {
-    if (before != after) add(static_cast<int64_t>(after) - static_cast<int64_t>(before));
-  }
 
  private:
   std::atomic<int64_t> bytes_{0};
+};
+
+// A cache's own byte count that reports every change to a meter (none: just a count), and
+// gives its bytes back when destroyed. Not synchronized: the owning cache's lock guards it.
+class MeteredBytes {
+ public:
+  explicit MeteredBytes(std::shared_ptr<MemoryMeter> meter) : meter_(std::move(meter)) {}
+  ~MeteredBytes() { set(0); }
+  MeteredBytes(const MeteredBytes&) = delete;
+  MeteredBytes& operator=(const MeteredBytes&) = delete;
+
+  size_t value() const { return bytes_; }
+  void add(size_t n) { set(bytes_ + n); }
+  void set(size_t n) {
+    if (meter_ && n != bytes_) meter_->add(static_cast<int64_t>(n) - static_cast<int64_t>(bytes_));
+    bytes_ = n;
+  }
+
+ private:
+  size_t bytes_ = 0;
+  std::shared_ptr<MemoryMeter> meter_;
 };
 
 }  // namespace tokensieve

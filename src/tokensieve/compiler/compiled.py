@@ -79,7 +79,7 @@ def compile_grammar(
     source: str = "grammar",
     terminals: TerminalCache | None = None,
     deadline: float | None = None,
-    meter: Any = None,
+    meter: _core.MemoryMeter | None = None,
 ) -> CompiledGrammar:
     """Lower ``grammar`` and build its automata and parser tables for ``vocab``; past
     ``deadline`` (``time.monotonic()``; default: ``limits.max_compile_seconds`` from now) it
