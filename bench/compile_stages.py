@@ -1,6 +1,6 @@
 """Where tokensieve's compile time goes, stage by stage, on MaskBench schemas.
 
-    .venv/bin/python bench/compile_stages.py [--sample N] [--repeat N]
+    .venv/bin/python bench/compile_stages.py [--sample N] [--repeat N] [--cold]
         [--profile TOP] [--slowest K] [--json PATH]
 
 It measures the installed package when there is one (its compile path compiled by mypyc),
@@ -20,7 +20,9 @@ cache as in ``bench/compare.py``'s worker, times each stage of a compile:
 Prints p50/p90/p99/max per stage (process CPU time) and the slowest schemas with their
 stage split. ``--repeat N`` compiles every schema N more times and reports, per schema and
 stage, the fastest of those warm runs (every cache filled: the Python cost of a compile
-without the native automata builds, steady against a noisy machine). ``--profile TOP`` also
+without the native automata builds, steady against a noisy machine). ``--cold`` runs a full
+garbage collection and ``malloc_trim`` before each compile, as ``compare.py``'s worker does
+(the collection walks every live object and so leaves the CPU caches cold). ``--profile TOP`` also
 runs ``cProfile`` over the first compiles and prints the TOP functions by own time. Not a
 benchmark against peers (that is ``compare.py``): a tool to find what to make faster.
 """
@@ -29,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import gc
 import importlib.util
 import json
 import pstats
@@ -47,7 +50,7 @@ if importlib.util.find_spec("tokensieve") is None:  # the dev tree, not installe
 import numpy as np  # noqa: E402
 
 import tokensieve as ts  # noqa: E402
-from bench.common import LLAMA3_TOKENIZER, MASKBENCH_DEV, sample_evenly  # noqa: E402
+from bench.common import LLAMA3_TOKENIZER, MASKBENCH_DEV, release_free_memory, sample_evenly  # noqa: E402
 from tokensieve import _core  # noqa: E402
 from tokensieve.compiler.compiled import TerminalCache, _native_limits  # noqa: E402
 from tokensieve.compiler.gc_pause import gc_paused  # noqa: E402
@@ -110,6 +113,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sample", type=int, default=400, help="an even sample of N schemas (0: all)")
     ap.add_argument("--repeat", type=int, default=0, help="also time N warm compiles per schema")
+    ap.add_argument("--cold", action="store_true", help="gc.collect() and malloc_trim before each compile")
     ap.add_argument("--profile", type=int, default=0, help="print the TOP functions by own time")
     ap.add_argument("--slowest", type=int, default=10, help="list the K slowest schemas")
     ap.add_argument("--json", type=Path, help="write per-schema stage times here")
@@ -125,6 +129,9 @@ def main() -> None:
     rows: list[tuple[str, dict[str, float]]] = []
     failed = 0
     for name, schema in schemas:
+        if args.cold:
+            gc.collect()
+            release_free_memory()
         if profiler:
             profiler.enable()
         try:
