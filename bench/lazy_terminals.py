@@ -1,0 +1,165 @@
+"""What building terminal automata lazily would do to compile and mask times: an estimate.
+
+    .venv/bin/python bench/lazy_terminals.py [--sample N] [--cap-ms MS ...]
+
+Today a compile builds the DFA and token index of every terminal it lowers to, while the first
+mask touches few of them. This script measures, on MaskBench schemas and their instances (one
+``Compiler``, as in ``compare.py``'s worker; process CPU time for compiles, thread CPU time for
+masks, as there), what a design that built each terminal at the first mask needing it would
+move from compile into masks:
+
+- every DFA build, product and token index a compile makes is timed and kept with the index;
+- after the first mask, an index that the mask left untouched (its ``memory_bytes`` did not
+  grow) counts as *deferred*: its build time leaves the compile;
+- during the instances, a deferred index is charged to the mask after which it first grew.
+
+With ``--cap-ms``, only terminals whose build took less than the cap are deferred (a design
+would judge by the program's size instead: a key's DFA has at most one state per byte set of
+its program, known before building it).
+
+It is an estimate with one known blind spot, which makes the compile figure a lower bound and
+the mask figures upper-bound-ish: the matcher also walks terminal DFAs without touching their
+token indexes (the suffix of a token that crosses from one terminal into the next is walked
+through the next one's DFA), and those uses are not seen here, so some terminals counted as
+deferred would be needed by the first mask after all (typically the keys of the root object).
+Counted terminals are never deferred. Not a benchmark against peers (that is ``compare.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+if importlib.util.find_spec("tokensieve") is None:  # the dev tree, not installed
+    sys.path.append(str(ROOT / "src"))
+
+import numpy as np  # noqa: E402
+
+import tokensieve as ts  # noqa: E402
+from bench.common import LLAMA3_TOKENIZER, load_maskbench  # noqa: E402
+from tokensieve import _core  # noqa: E402
+
+
+class BuildLog:
+    """Times the native builds a compile makes and ties them to the token index they end in.
+
+    The lowering and the terminal cache call ``_core.build_dfa``, ``_core.dfa_product`` and
+    ``_core.DfaTokenIndex`` through the module, so wrapping the module's attributes sees every
+    call (the compiled package looks them up at each call too)."""
+
+    def __init__(self) -> None:
+        self.pending = 0.0  # build seconds not yet tied to an index
+        self.indexes: list[tuple[Any, int, float]] = []  # (index, bytes when made, build seconds)
+        for name in ("build_dfa", "dfa_product"):
+            setattr(_core, name, self._timed(getattr(_core, name)))
+        make_index = _core.DfaTokenIndex
+
+        def index(*args: Any, **kwargs: Any) -> Any:
+            started = time.process_time()
+            made = make_index(*args, **kwargs)
+            self.pending += time.process_time() - started
+            self.indexes.append((made, made.memory_bytes(), self.pending))
+            self.pending = 0.0
+            return made
+
+        _core.DfaTokenIndex = index  # type: ignore[misc]
+
+    def _timed(self, build: Callable[..., Any]) -> Callable[..., Any]:
+        def call(*args: Any) -> Any:
+            started = time.process_time()
+            try:
+                return build(*args)
+            finally:
+                self.pending += time.process_time() - started
+
+        return call
+
+    def start(self) -> None:
+        self.pending = 0.0
+        self.indexes.clear()
+
+
+def touched(entry: tuple[Any, int, float]) -> bool:
+    """Whether a mask built an entry of the index since it was made."""
+    index, made_bytes, _ = entry
+    return int(index.memory_bytes()) > made_bytes
+
+
+def run(sample: int, caps_ms: list[float]) -> None:
+    log = BuildLog()
+    cases = load_maskbench(sample)
+    vocab = ts.Vocabulary.from_tokenizer_json(str(LLAMA3_TOKENIZER))
+    compiler = ts.Compiler(vocab)
+    mask = ts.allocate_bitmask(1, vocab.size)
+    caps = [float("inf") if c <= 0 else c * 1e-3 for c in caps_ms]
+    compile_now: list[float] = []
+    compile_lazy: dict[float, list[float]] = {c: [] for c in caps}
+    masks_now: list[float] = []
+    masks_lazy: dict[float, list[float]] = {c: [] for c in caps}
+    for case in cases:
+        log.start()
+        started = time.process_time()
+        try:
+            grammar = compiler.json_schema(case.source, property_order="any")
+            ts.Matcher(grammar).fill_bitmask(mask, 0)
+        except ts.TokensieveError:
+            continue
+        seconds = time.process_time() - started
+        compile_now.append(seconds)
+        # Per cap, the indexes the first mask left alone and cheap enough to defer.
+        deferred = {c: [e for e in log.indexes if not touched(e) and e[2] < c] for c in caps}
+        for c in caps:
+            compile_lazy[c].append(seconds - sum(e[2] for e in deferred[c]))
+        for inst in case.instances:
+            matcher = ts.Matcher(grammar)
+            for token in [*inst.tokens, None]:
+                t0 = time.thread_time()
+                matcher.fill_bitmask(mask, 0)
+                mask_s = time.thread_time() - t0
+                masks_now.append(mask_s)
+                for c in caps:
+                    now_touched = [e for e in deferred[c] if touched(e)]
+                    deferred[c] = [e for e in deferred[c] if not touched(e)]
+                    masks_lazy[c].append(mask_s + sum(e[2] for e in now_touched))
+                if token is None:
+                    break
+                try:
+                    if not matcher.accept_token(token):
+                        break
+                except ts.TokensieveError:
+                    break
+    print(f"{len(compile_now)} schemas compiled, {len(masks_now)} masks (process/thread CPU time)\n")
+    print(f"| {'design':<28} | compile p50 | p90 | p99 | mask p50 | p99 | p99.9 | max |")
+    print("|---|--:|--:|--:|--:|--:|--:|--:|")
+    _row("eager (today)", compile_now, masks_now)
+    for c, ms in zip(caps, caps_ms, strict=True):
+        label = "lazy, every terminal" if c == float("inf") else f"lazy, builds under {ms:g} ms"
+        _row(label, compile_lazy[c], masks_lazy[c])
+
+
+def _row(label: str, compiles: list[float], masks: list[float]) -> None:
+    c = np.percentile(np.array(compiles) * 1e3, [50, 90, 99])
+    m = np.array(masks) * 1e6
+    mp = np.percentile(m, [50, 99, 99.9])
+    print(f"| {label:<28} | {c[0]:.2f} ms | {c[1]:.1f} | {c[2]:.0f} | {mp[0]:.1f} us | {mp[1]:.0f} | "
+          f"{mp[2]:.0f} | {m.max():.0f} |")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sample", type=int, default=400, help="an even sample of N schemas (0: all)")
+    ap.add_argument("--cap-ms", type=float, nargs="*", default=[0.0, 0.3],
+                    help="defer only builds under this many ms (0: all)")
+    args = ap.parse_args()
+    run(args.sample, args.cap_ms)
+
+
+if __name__ == "__main__":
+    main()
