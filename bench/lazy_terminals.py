@@ -20,6 +20,11 @@ repetition: property names, enums, name sets) and differences whose right side i
 key but these"), whose automata are bounded by their programs' size, so that the lowering
 knows they fit their state budget before they are built.
 
+With ``--group-budget-ms``, the terminals that one mask would build together (the keys of an
+object it enters: a design knows these groups when it lowers the object) are built with the
+compile instead when their builds add up to more than the budget, which bounds what laziness
+adds to any one mask.
+
 It is an estimate with one known blind spot, which makes the compile figure a lower bound and
 the mask figures upper-bound-ish: the matcher also walks terminal DFAs without touching their
 token indexes (the suffix of a token that crosses from one terminal into the next is walked
@@ -124,13 +129,14 @@ def touched(entry: tuple[Any, int, float, bool]) -> bool:
 FINITE = -1.0  # the key of the "finite programs" design among the caps
 
 
-def run(sample: int, caps_ms: list[float]) -> None:
+def run(sample: int, caps_ms: list[float], group_budget_ms: float) -> None:
     log = BuildLog()
     cases = load_maskbench(sample)
     vocab = ts.Vocabulary.from_tokenizer_json(str(LLAMA3_TOKENIZER))
     compiler = ts.Compiler(vocab)
     mask = ts.allocate_bitmask(1, vocab.size)
     caps = [float("inf") if c <= 0 else c * 1e-3 for c in caps_ms] + [FINITE]
+    group_budget = float("inf") if group_budget_ms <= 0 else group_budget_ms * 1e-3
     compile_now: list[float] = []
     compile_lazy: dict[float, list[float]] = {c: [] for c in caps}
     masks_now: list[float] = []
@@ -160,7 +166,11 @@ def run(sample: int, caps_ms: list[float]) -> None:
                 for c in caps:
                     now_touched = [e for e in deferred[c] if touched(e)]
                     deferred[c] = [e for e in deferred[c] if not touched(e)]
-                    masks_lazy[c].append(mask_s + sum(e[2] for e in now_touched))
+                    extra = sum(e[2] for e in now_touched)
+                    if extra > group_budget:  # built with the compile instead (see --group-budget-ms)
+                        compile_lazy[c][-1] += extra
+                        extra = 0.0
+                    masks_lazy[c].append(mask_s + extra)
                 if token is None:
                     break
                 try:
@@ -193,8 +203,11 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=400, help="an even sample of N schemas (0: all)")
     ap.add_argument("--cap-ms", type=float, nargs="*", default=[0.0, 0.3],
                     help="defer only builds under this many ms (0: all)")
+    ap.add_argument("--group-budget-ms", type=float, default=0.0,
+                    help="terminals one mask would build together for more than this many ms are "
+                         "built with the compile instead (0: no budget)")
     args = ap.parse_args()
-    run(args.sample, args.cap_ms)
+    run(args.sample, args.cap_ms, args.group_budget_ms)
 
 
 if __name__ == "__main__":
