@@ -10,6 +10,9 @@
 //   6. minimize  Valmari-Lehtinen partition refinement (Hopcroft's algorithm for partial DFAs)
 //   7. renumber  start = 0, then breadth-first order
 // Nothing recurses: every tree walk uses an explicit stack or the prefix order of node ids.
+// Working vectors are ScratchVectors (scratch_allocator.hpp): their blocks are kept per thread
+// from one build to the next; only what a Dfa keeps (class_of, the transition table) is a
+// std::vector.
 #include "tokensieve/dfa.hpp"
 
 #include <algorithm>
@@ -19,6 +22,8 @@
 #include <utility>
 
 #include "tokensieve/error.hpp"
+
+#include "scratch_allocator.hpp"
 
 namespace tokensieve {
 
@@ -90,12 +95,12 @@ namespace {
 // The regex tree with nodes numbered in prefix order, so every child has a larger id than its
 // parent: a loop over ids from last to first visits children before parents, without a stack.
 struct Ast {
-  std::vector<int32_t> op;
-  std::vector<int32_t> a;  // OP_BYTES: offset of the first range in the program; OP_REPEAT: min
-  std::vector<int32_t> b;  // OP_BYTES: number of ranges; OP_REPEAT: max (-1 = unbounded)
-  std::vector<int32_t> kid_begin, kid_count;  // children: kids[kid_begin .. kid_begin + kid_count)
-  std::vector<int32_t> kids;
-  std::vector<int32_t> at;  // program offset of each node's opcode
+  ScratchVector<int32_t> op;
+  ScratchVector<int32_t> a;  // OP_BYTES: offset of the first range in the program; OP_REPEAT: min
+  ScratchVector<int32_t> b;  // OP_BYTES: number of ranges; OP_REPEAT: max (-1 = unbounded)
+  ScratchVector<int32_t> kid_begin, kid_count;  // children: kids[kid_begin .. kid_begin + kid_count)
+  ScratchVector<int32_t> kids;
+  ScratchVector<int32_t> at;  // program offset of each node's opcode
 
   int32_t size() const { return static_cast<int32_t>(op.size()); }
   int32_t kid(int32_t node, int32_t i) const { return kids[kid_begin[node] + i]; }
@@ -115,8 +120,8 @@ Ast parse_program(const int32_t* program, size_t length) {
     int32_t node;
     int32_t remaining;  // children still to parse
   };
-  std::vector<Open> open;     // nodes whose children are being parsed
-  std::vector<int32_t> done;  // finished nodes not yet attached to their parent
+  ScratchVector<Open> open;     // nodes whose children are being parsed
+  ScratchVector<int32_t> done;  // finished nodes not yet attached to their parent
   size_t pos = 0;
   auto word = [&](const char* what) -> int32_t {
     if (pos >= length) fail_program(pos, std::string("truncated, expected ") + what);
@@ -229,8 +234,8 @@ struct ByteClasses {
   int32_t count = 1;
   std::vector<uint8_t> of = std::vector<uint8_t>(256, 0);
   // Distinct non-empty byte sets of the program, each as the list of classes it covers.
-  std::vector<int32_t> set_begin{0}, set_classes;
-  std::vector<int32_t> node_set;  // per AST node: distinct set id, -1 for an empty set / non-leaf
+  ScratchVector<int32_t> set_begin{0}, set_classes;
+  ScratchVector<int32_t> node_set;  // per AST node: distinct set id, -1 for an empty set / non-leaf
 };
 
 uint64_t hash_byte_set(const ByteSet& set) {
@@ -263,8 +268,8 @@ ByteClasses compute_classes(int32_t num_nodes, RangesOf&& ranges_of) {
   };
   // Distinct sets by first appearance (a program repeats a few sets in hundreds of nodes: the
   // characters of property names and their escapes), found through an open-addressing table.
-  std::vector<ByteSet> distinct;
-  std::vector<int32_t> table(64, -1);
+  ScratchVector<ByteSet> distinct;
+  ScratchVector<int32_t> table(64, -1);
   for (int32_t node = 0; node < num_nodes; ++node) {
     ByteSet set{};
     ranges_of(node, [&](int32_t lo, int32_t hi) {
@@ -301,7 +306,7 @@ ByteClasses compute_classes(int32_t num_nodes, RangesOf&& ranges_of) {
   // block iff they agree on membership in every set. The work is the intervals each set holds,
   // not all intervals per set (a property name's letters are one interval each).
   std::array<int32_t, 256> block{};  // by interval's first byte
-  std::vector<int32_t> moved_to{-1}, moved_by{-1};  // per block: fresh block, and the set that made it
+  ScratchVector<int32_t> moved_to{-1}, moved_by{-1};  // per block: fresh block, and the set that made it
   for (int32_t id = 0; id < static_cast<int32_t>(distinct.size()); ++id) {
     for_each_byte(interval_starts(id), [&](int byte) {
       const int32_t old = block[byte];
@@ -315,7 +320,7 @@ ByteClasses compute_classes(int32_t num_nodes, RangesOf&& ranges_of) {
     });
   }
   // Classes numbered by first interval; every byte takes its interval's class.
-  std::vector<int32_t> class_of_block(moved_to.size(), -1);
+  ScratchVector<int32_t> class_of_block(moved_to.size(), -1);
   std::array<uint8_t, 256> interval_class{};  // by interval's first byte
   cls.count = 0;
   for_each_byte(cuts, [&](int byte) {
@@ -364,8 +369,8 @@ uint64_t sat_mul(uint64_t x, uint64_t y) {
 }
 
 // NFA states each node's construction below creates (saturating), children before parents.
-std::vector<uint64_t> nfa_sizes(const Ast& ast) {
-  std::vector<uint64_t> size(ast.size(), 0);
+ScratchVector<uint64_t> nfa_sizes(const Ast& ast) {
+  ScratchVector<uint64_t> size(ast.size(), 0);
   for (int32_t node = ast.size() - 1; node >= 0; --node) {
     uint64_t total = 0;
     for (int32_t i = 0; i < ast.kid_count[node]; ++i) total = sat_add(total, size[ast.kid(node, i)]);
@@ -392,7 +397,7 @@ std::vector<uint64_t> nfa_sizes(const Ast& ast) {
 // Edge slots are reserved when a state is created and states are created in id order, so
 // eps_begin is a CSR index as is; the epsilon targets are filled in once their states exist.
 struct Nfa {
-  std::vector<int32_t> byte_set, next, eps_begin, eps;
+  ScratchVector<int32_t> byte_set, next, eps_begin, eps;
   int32_t start = 0;
 
   int32_t add(int32_t set, int32_t to, int32_t num_eps) {
@@ -409,7 +414,7 @@ struct Nfa {
 // (`next`) and returns its entry state, so concatenation and alternation need no join states.
 // Repetition {m,n} is m copies followed by n-m nested optional copies x(x(x)?)?, which keeps
 // subset-construction sets small; {m,} is m copies followed by a loop.
-Nfa build_nfa(const Ast& ast, const int32_t* program, const ByteClasses& cls, const std::vector<uint64_t>& size,
+Nfa build_nfa(const Ast& ast, const int32_t* program, const ByteClasses& cls, const ScratchVector<uint64_t>& size,
               size_t num_states) {
   Nfa nfa;
   nfa.byte_set.reserve(num_states);
@@ -421,7 +426,7 @@ Nfa build_nfa(const Ast& ast, const int32_t* program, const ByteClasses& cls, co
     int32_t cur, next;   // cur: continuation for the next child to build
     int32_t aux;         // ALT: the branching state; unbounded REPEAT: the loop state
   };
-  std::vector<Frame> stack{{0, 0, 0, 0, -1}};
+  ScratchVector<Frame> stack{{0, 0, 0, 0, -1}};
   int32_t ret = 0;  // entry state of the node built last
   while (!stack.empty()) {
     Frame& f = stack.back();
@@ -456,7 +461,7 @@ Nfa build_nfa(const Ast& ast, const int32_t* program, const ByteClasses& cls, co
       }
       case OP_AUTOMATON: {  // one branching state per automaton state, one byte state per edge
         const int32_t n = ast.b[node];
-        std::vector<int32_t> branch(n);
+        ScratchVector<int32_t> branch(n);
         const int32_t* meta = program + ast.a[node];
         for (int32_t st = 0; st < n; ++st) {
           const int32_t accept = meta[0], k = meta[1];
@@ -534,9 +539,9 @@ constexpr size_t kMaxSubsetEntries = size_t{1} << 26;
 // a key automaton has ~60 byte classes and 2-3 edges per state.
 struct RawDfa {
   int32_t num_states = 0;
-  std::vector<int32_t> edge_begin{0};
-  std::vector<int32_t> edge_class, edge_target;
-  std::vector<uint8_t> accepting;
+  ScratchVector<int32_t> edge_begin{0};
+  ScratchVector<int32_t> edge_class, edge_target;
+  ScratchVector<uint8_t> accepting;
 };
 
 // A DFA state is the sorted set of NFA states it stands for, keeping only those that matter
@@ -707,15 +712,15 @@ class SubsetBuilder {
   const Nfa& nfa_;
   const ByteClasses& cls_;
   const int32_t max_states_;
-  std::vector<uint32_t> stamp_;  // closure visit marks, by epoch
+  ScratchVector<uint32_t> stamp_;  // closure visit marks, by epoch
   uint32_t epoch_ = 0;
-  std::vector<int32_t> stack_, set_;
+  ScratchVector<int32_t> stack_, set_;
   uint64_t set_hash_ = 0;
-  std::vector<int32_t> class_end_, targets_;  // byte edges of the current state, by class
-  std::vector<std::pair<int32_t, int32_t>> pairs_;  // (class, target) when sorted instead
-  std::vector<int32_t> set_data_, set_begin_{0};  // NFA-state sets of DFA states, concatenated
-  std::vector<uint64_t> hashes_;
-  std::vector<int32_t> table_;  // open addressing: DFA state ids, -1 = free
+  ScratchVector<int32_t> class_end_, targets_;  // byte edges of the current state, by class
+  ScratchVector<std::pair<int32_t, int32_t>> pairs_;  // (class, target) when sorted instead
+  ScratchVector<int32_t> set_data_, set_begin_{0};  // NFA-state sets of DFA states, concatenated
+  ScratchVector<uint64_t> hashes_;
+  ScratchVector<int32_t> table_;  // open addressing: DFA state ids, -1 = free
   RawDfa dfa_;
 };
 
@@ -724,17 +729,17 @@ class SubsetBuilder {
 // ---------------------------------------------------------------------------------------------
 
 // live[s] = 1 when an accepting state is reachable from s (backward search over reversed edges).
-std::vector<uint8_t> co_reachable(const RawDfa& dfa) {
+ScratchVector<uint8_t> co_reachable(const RawDfa& dfa) {
   const int32_t n = dfa.num_states;
-  std::vector<int32_t> pred_begin(n + 1, 0), preds(dfa.edge_target.size());
+  ScratchVector<int32_t> pred_begin(n + 1, 0), preds(dfa.edge_target.size());
   for (int32_t t : dfa.edge_target) ++pred_begin[t + 1];
   for (int32_t s = 0; s < n; ++s) pred_begin[s + 1] += pred_begin[s];
-  std::vector<int32_t> fill(pred_begin.begin(), pred_begin.end() - 1);
+  ScratchVector<int32_t> fill(pred_begin.begin(), pred_begin.end() - 1);
   for (int32_t s = 0; s < n; ++s) {
     for (int32_t e = dfa.edge_begin[s]; e < dfa.edge_begin[s + 1]; ++e) preds[fill[dfa.edge_target[e]]++] = s;
   }
-  std::vector<uint8_t> live(n, 0);
-  std::vector<int32_t> queue;
+  ScratchVector<uint8_t> live(n, 0);
+  ScratchVector<int32_t> queue;
   for (int32_t s = 0; s < n; ++s) {
     if (dfa.accepting[s]) {
       live[s] = 1;
@@ -761,10 +766,10 @@ std::vector<uint8_t> co_reachable(const RawDfa& dfa) {
 // mark() moves an element to the front of its set, split() cuts every set with marked
 // elements in two, the smaller part becoming a new set. Per-set arrays grow with the sets.
 struct Partition {
-  std::vector<int32_t> elems, loc, set_of, first, past, marked, touched;
+  ScratchVector<int32_t> elems, loc, set_of, first, past, marked, touched;
 
   // Elements 0..n-1 in order, cut into sets at the ascending positions `cuts` (empty sets skipped).
-  Partition(int32_t n, const std::vector<int32_t>& cuts) : elems(n), loc(n), set_of(n) {
+  Partition(int32_t n, const ScratchVector<int32_t>& cuts) : elems(n), loc(n), set_of(n) {
     for (int32_t i = 0; i < n; ++i) elems[i] = loc[i] = i;
     int32_t begin = 0;
     for (size_t k = 0; k <= cuts.size(); ++k) {
@@ -817,21 +822,21 @@ struct Partition {
 // The equivalence classes ("blocks") of a trimmed DFA's states: block_of[state], and one
 // member of each block.
 struct Blocks {
-  std::vector<int32_t> block_of, member;
+  ScratchVector<int32_t> block_of, member;
 };
 
 // Hopcroft's algorithm, for any trimmed DFA.
 Partition hopcroft(const RawDfa& dfa, int32_t num_classes) {
   const int32_t n = dfa.num_states;
-  const std::vector<uint8_t>& accepting = dfa.accepting;
+  const ScratchVector<uint8_t>& accepting = dfa.accepting;
   // Transitions t: tail[t] --label[t]--> head[t], numbered in label order (a counting sort).
-  std::vector<int32_t> tail, head, label_begin(num_classes + 1, 0);
+  ScratchVector<int32_t> tail, head, label_begin(num_classes + 1, 0);
   for (int32_t c : dfa.edge_class) ++label_begin[c + 1];
   for (int32_t c = 0; c < num_classes; ++c) label_begin[c + 1] += label_begin[c];
   const int32_t m = label_begin[num_classes];
   tail.resize(m);
   head.resize(m);
-  std::vector<int32_t> fill(label_begin.begin(), label_begin.end() - 1);
+  ScratchVector<int32_t> fill(label_begin.begin(), label_begin.end() - 1);
   for (int32_t s = 0; s < n; ++s) {
     for (int32_t e = dfa.edge_begin[s]; e < dfa.edge_begin[s + 1]; ++e) {
       const int32_t c = dfa.edge_class[e];
@@ -840,10 +845,10 @@ Partition hopcroft(const RawDfa& dfa, int32_t num_classes) {
     }
   }
   // Incoming transitions of each state: in_edges[in_begin[s] .. in_begin[s + 1]).
-  std::vector<int32_t> in_begin(n + 1, 0), in_edges(m);
+  ScratchVector<int32_t> in_begin(n + 1, 0), in_edges(m);
   for (int32_t t = 0; t < m; ++t) ++in_begin[head[t] + 1];
   for (int32_t s = 0; s < n; ++s) in_begin[s + 1] += in_begin[s];
-  std::vector<int32_t> in_fill(in_begin.begin(), in_begin.end() - 1);
+  ScratchVector<int32_t> in_fill(in_begin.begin(), in_begin.end() - 1);
   for (int32_t t = 0; t < m; ++t) in_edges[in_fill[head[t]]++] = t;
 
   Partition blocks(n, {});
@@ -852,7 +857,7 @@ Partition hopcroft(const RawDfa& dfa, int32_t num_classes) {
   }
   blocks.split();
   // "Cords" partition the transitions; initially one cord per label.
-  Partition cords(m, std::vector<int32_t>(label_begin.begin() + 1, label_begin.end() - 1));
+  Partition cords(m, ScratchVector<int32_t>(label_begin.begin() + 1, label_begin.end() - 1));
   // Hopcroft's loop: split blocks by the tails of each cord, and cords by the heads' blocks.
   // Block 0 is never used as a splitter ("all but one"), which keeps the work O(m log n).
   int32_t b = 1;
@@ -881,16 +886,16 @@ Partition hopcroft(const RawDfa& dfa, int32_t num_classes) {
 Blocks minimize_acyclic(const RawDfa& dfa, const std::vector<uint8_t>& core) {
   const int32_t n = dfa.num_states;
   auto in_core = [&core](int32_t s) { return !core.empty() && core[s] != 0; };
-  std::vector<int32_t> order;  // core states first, then the others in post-order
+  ScratchVector<int32_t> order;  // core states first, then the others in post-order
   order.reserve(n);
-  std::vector<uint8_t> color(n, 0);  // 0 unseen, 1 on the stack, 2 done
+  ScratchVector<uint8_t> color(n, 0);  // 0 unseen, 1 on the stack, 2 done
   for (int32_t s = 0; s < n; ++s) {
     if (in_core(s)) {
       color[s] = 2;
       order.push_back(s);
     }
   }
-  std::vector<std::pair<int32_t, int32_t>> stack;  // (state, next edge)
+  ScratchVector<std::pair<int32_t, int32_t>> stack;  // (state, next edge)
   for (int32_t root = 0; root < n; ++root) {
     if (color[root] != 0) continue;
     color[root] = 1;
@@ -919,7 +924,7 @@ Blocks minimize_acyclic(const RawDfa& dfa, const std::vector<uint8_t>& core) {
     blocks.block_of[order[num_core]] = num_core;
     blocks.member.push_back(order[num_core]);
   }
-  std::vector<uint64_t> block_hash;
+  ScratchVector<uint64_t> block_hash;
   auto hash_of = [&](int32_t s) {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ dfa.accepting[s];
     for (int32_t e = dfa.edge_begin[s]; e < dfa.edge_begin[s + 1]; ++e) {
@@ -943,7 +948,7 @@ Blocks minimize_acyclic(const RawDfa& dfa, const std::vector<uint8_t>& core) {
   };
   size_t capacity = 64;
   while (capacity < 2 * static_cast<size_t>(n)) capacity *= 2;  // load at most 1/2 throughout
-  std::vector<int32_t> table(capacity, -1);  // open addressing: block ids, -1 = free
+  ScratchVector<int32_t> table(capacity, -1);  // open addressing: block ids, -1 = free
   const size_t mask = capacity - 1;
   for (int32_t i = 0; i < n; ++i) {
     const int32_t s = order[i];
@@ -1031,7 +1036,7 @@ constexpr uint64_t kMinItemToDeterminize = 16;
 // that minimized to 1,350; copies of the item's minimal DFA make far fewer, and the item is
 // built once, not once per copy.
 std::vector<int32_t> determinize_repeated_items(const Ast& ast, const int32_t* program, size_t length,
-                                                const std::vector<uint64_t>& sizes, const DfaLimits& limits) {
+                                                const ScratchVector<uint64_t>& sizes, const DfaLimits& limits) {
   std::vector<int32_t> out;
   size_t copied = 0;
   for (int32_t node = 0; node < ast.size(); ++node) {
@@ -1068,7 +1073,7 @@ std::vector<int32_t> determinize_repeated_items(const Ast& ast, const int32_t* p
 // state, or empty): states known to be pairwise inequivalent, see minimize_acyclic.
 Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const std::vector<uint8_t>& core = {}) {
   // Trim: keep live states, numbered densely in their old order, and the edges between them.
-  const std::vector<uint8_t> live = co_reachable(raw);
+  const ScratchVector<uint8_t> live = co_reachable(raw);
   if (raw.num_states == 0 || !live[0]) {
     return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), {}, {}, Dfa::kDead);
   }
@@ -1078,7 +1083,7 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const
     trimmed = std::move(raw);  // nothing to trim (a trie of choices, most products)
     trimmed_core = core;
   } else {
-    std::vector<int32_t> dense(raw.num_states, Dfa::kDead);
+    ScratchVector<int32_t> dense(raw.num_states, Dfa::kDead);
     for (int32_t s = 0; s < raw.num_states; ++s) {
       if (!live[s]) continue;
       dense[s] = trimmed.num_states++;
@@ -1104,7 +1109,7 @@ Dfa finish(RawDfa raw, std::vector<uint8_t> class_of, int32_t num_classes, const
   // of the subset construction, hence dense state 0).
   const Blocks blocks = minimize(trimmed, num_classes, trimmed_core);
   const auto num_blocks = static_cast<int32_t>(blocks.member.size());
-  std::vector<int32_t> order(num_blocks, Dfa::kDead), queue{blocks.block_of[0]};
+  ScratchVector<int32_t> order(num_blocks, Dfa::kDead), queue{blocks.block_of[0]};
   order[blocks.block_of[0]] = 0;
   std::vector<int32_t> out_trans(static_cast<size_t>(num_blocks) * num_classes, Dfa::kDead);
   std::vector<uint8_t> out_accepting(num_blocks);
@@ -1148,7 +1153,7 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
   // per BYTES node and item end, an edge per BYTES node): a name's DFA is small, and growing
   // its vectors step by step cost a tenth of building it.
   const auto nodes = static_cast<size_t>(ast.size());
-  std::vector<int32_t> items, chain_begin{0};
+  ScratchVector<int32_t> items, chain_begin{0};
   items.reserve(nodes);
   auto add_chain = [&](int32_t node) {
     if (ast.op[node] == OP_SEQ) {
@@ -1168,7 +1173,7 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
     add_chain(0);
   }
   // One string of an item: BYTES nodes in order, as ids of distinct sets.
-  std::vector<int32_t> text;
+  ScratchVector<int32_t> text;
   auto string_of = [&](int32_t node) {
     text.clear();
     if (ast.op[node] == OP_BYTES) {
@@ -1190,11 +1195,11 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
   struct Edge {
     int32_t set, target, next;
   };
-  std::vector<Edge> edges;
-  std::vector<int32_t> first_edge;
-  std::vector<ByteSet> used;         // per state: the classes its edges take
-  std::vector<uint8_t> item_end;     // per state: where an item ends (its chains go on)
-  std::vector<uint8_t> accepting;
+  ScratchVector<Edge> edges;
+  ScratchVector<int32_t> first_edge;
+  ScratchVector<ByteSet> used;         // per state: the classes its edges take
+  ScratchVector<uint8_t> item_end;     // per state: where an item ends (its chains go on)
+  ScratchVector<uint8_t> accepting;
   edges.reserve(nodes);
   first_edge.reserve(nodes + 1);
   used.reserve(nodes + 1);
@@ -1257,14 +1262,14 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
   struct Work {
     int32_t state, pos, begin, end;
   };
-  std::vector<int32_t> members;
+  ScratchVector<int32_t> members;
   members.reserve(items.size() + chain_begin.size());  // each chain once per item it passes, and at its end
   for (int32_t c = 0; c + 1 < static_cast<int32_t>(chain_begin.size()); ++c) members.push_back(c);
-  std::vector<Work> queue{{add_state(true), 0, 0, static_cast<int32_t>(members.size())}};
+  ScratchVector<Work> queue{{add_state(true), 0, 0, static_cast<int32_t>(members.size())}};
   queue.reserve(nodes + 1);
-  std::vector<ItemWords> group_item;  // per distinct next item at a state
-  std::vector<int32_t> group_state;
-  std::vector<int32_t> group_of;                 // per member: its group
+  ScratchVector<ItemWords> group_item;  // per distinct next item at a state
+  ScratchVector<int32_t> group_state;
+  ScratchVector<int32_t> group_of;                 // per member: its group
   for (size_t q = 0; q < queue.size(); ++q) {
     const Work w = queue[q];
     group_item.clear();
@@ -1311,7 +1316,7 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
   raw.edge_begin.reserve(raw.num_states + 1);
   raw.edge_class.reserve(edges.size() + edges.size() / 2);
   raw.edge_target.reserve(edges.size() + edges.size() / 2);
-  std::vector<std::pair<int32_t, int32_t>> row;
+  ScratchVector<std::pair<int32_t, int32_t>> row;
   for (int32_t s = 0; s < raw.num_states; ++s) {
     row.clear();
     for (int32_t e = first_edge[s]; e >= 0; e = edges[e].next) {
@@ -1336,10 +1341,10 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
 Dfa finish_product(ProductAutomaton product, bool left_core) {
   RawDfa raw;
   raw.num_states = product.num_states();
-  raw.edge_begin = std::move(product.edge_begin);
-  raw.edge_class = std::move(product.edge_class);
-  raw.edge_target = std::move(product.edge_target);
-  raw.accepting = std::move(product.accepting);
+  raw.edge_begin.assign(product.edge_begin.begin(), product.edge_begin.end());
+  raw.edge_class.assign(product.edge_class.begin(), product.edge_class.end());
+  raw.edge_target.assign(product.edge_target.begin(), product.edge_target.end());
+  raw.accepting.assign(product.accepting.begin(), product.accepting.end());
   const int32_t num_classes = product.num_classes();
   return finish(std::move(raw), std::move(product.class_of), num_classes,
                 left_core ? product.right_done : std::vector<uint8_t>{});
@@ -1378,7 +1383,7 @@ Dfa build(const int32_t* program, size_t length, const DfaLimits& limits, bool d
   if (ast.size() > 0 && ast.op[0] == OP_DIFFERENCE) return build_difference(ast, program, length, limits);
   const std::vector<int32_t> expanded = expand_differences(ast, program, length, limits);
   if (!expanded.empty()) return build_dfa(expanded.data(), expanded.size(), limits);
-  const std::vector<uint64_t> sizes = nfa_sizes(ast);
+  const ScratchVector<uint64_t> sizes = nfa_sizes(ast);
   const uint64_t nfa_states = sat_add(sizes[0], 1);  // + the accepting state
   const uint64_t nfa_limit = static_cast<uint64_t>(std::clamp<int64_t>(
       limits.max_nfa_states, 0, std::numeric_limits<int32_t>::max() - 1));
@@ -1477,7 +1482,7 @@ Dfa dfa_from_ranges(const RangeRows& rows) {
       });
   RawDfa raw;
   raw.num_states = n;
-  std::vector<int32_t> target_of(cls.count);
+  ScratchVector<int32_t> target_of(cls.count);
   for (int32_t s = 0; s < n; ++s) {
     if (rows.edge_begin[s] > rows.edge_begin[s + 1]) bad("rows out of order");
     std::fill(target_of.begin(), target_of.end(), Dfa::kDead);

@@ -9,6 +9,8 @@
 #include "tokensieve/dfa.hpp"
 #include "tokensieve/error.hpp"
 
+#include "scratch_allocator.hpp"  // the products' working vectors
+
 namespace tokensieve {
 
 ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_t max_states) {
@@ -17,8 +19,8 @@ ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_
   // product state, so the product steps once per joint class, not per byte ("any JSON string
   // but these keys": ~40 joint classes instead of 256 bytes).
   product.class_of.resize(256);
-  std::vector<uint8_t> rep;  // one byte of each joint class
-  std::vector<int32_t> id(static_cast<size_t>(left.num_classes()) * right.num_classes(), -1);
+  ScratchVector<uint8_t> rep;  // one byte of each joint class
+  ScratchVector<int32_t> id(static_cast<size_t>(left.num_classes()) * right.num_classes(), -1);
   for (int b = 0; b < 256; ++b) {
     const auto byte = static_cast<uint8_t>(b);
     int32_t& j = id[static_cast<size_t>(left.class_of(byte)) * right.num_classes() + right.class_of(byte)];
@@ -60,10 +62,10 @@ ProductAutomaton product(const Dfa& left, const Dfa& right, ProductOp op, int32_
   // hash map otherwise; the lookup is the product's inner loop, once per (state, class).
   const int64_t pair_space = static_cast<int64_t>(left.num_states() + 1) * (right.num_states() + 1);
   constexpr int64_t kMaxDenseIndex = int64_t{1} << 22;  // 16 MiB of int32
-  std::vector<int32_t> dense;
+  ScratchVector<int32_t> dense;
   std::unordered_map<uint64_t, int32_t> sparse;
   if (pair_space <= kMaxDenseIndex) dense.assign(static_cast<size_t>(pair_space), -1);
-  std::vector<std::pair<int32_t, int32_t>> states;
+  ScratchVector<std::pair<int32_t, int32_t>> states;
   auto state_of = [&](int32_t l, int32_t r) {
     int32_t* slot;
     if (!dense.empty()) {
@@ -209,9 +211,9 @@ int64_t append_automaton(const Dfa& dfa, std::vector<int32_t>& out) {
 bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states, Dfa& out) {
   // Joint classes, as in product(); and for each class of `right`, the joint classes in it.
   std::vector<uint8_t> class_of(256), rep;
-  std::vector<int32_t> id(static_cast<size_t>(left.num_classes()) * right.num_classes(), -1);
-  std::vector<std::vector<int32_t>> joint_of_right(right.num_classes());
-  std::vector<uint8_t> right_rep(right.num_classes());
+  ScratchVector<int32_t> id(static_cast<size_t>(left.num_classes()) * right.num_classes(), -1);
+  ScratchVector<ScratchVector<int32_t>> joint_of_right(right.num_classes());
+  ScratchVector<uint8_t> right_rep(right.num_classes());
   for (int b = 0; b < 256; ++b) {
     const auto byte = static_cast<uint8_t>(b);
     const uint8_t rc = right.class_of(byte);
@@ -244,16 +246,16 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
   // Blocks (equivalence classes of states): left state l, which is the pair (l, dead), is
   // block l (`left` is minimal, so these are pairwise inequivalent); blocks of pairs follow.
   const int32_t num_left = left.num_states();
-  std::vector<int32_t> block_rows(static_cast<size_t>(num_left) * width);
-  std::vector<uint8_t> block_accepting(num_left);
-  std::vector<uint64_t> block_hash(num_left);
-  std::vector<int32_t> core_live_cells(num_left, 0);
+  ScratchVector<int32_t> block_rows(static_cast<size_t>(num_left) * width);
+  ScratchVector<uint8_t> block_accepting(num_left);
+  ScratchVector<uint64_t> block_hash(num_left);
+  ScratchVector<int32_t> core_live_cells(num_left, 0);
   // Per left state, the distinct left states its row leads to, with how many cells lead to
   // each (core_targets[core_target_begin[l] ..]): a pair's row reaches those its patches
   // leave in place, found without scanning the row.
-  std::vector<int32_t> core_target_begin{0};
-  std::vector<std::pair<int32_t, int32_t>> core_targets;
-  std::vector<int32_t> cells_to(num_left, 0);
+  ScratchVector<int32_t> core_target_begin{0};
+  ScratchVector<std::pair<int32_t, int32_t>> core_targets;
+  ScratchVector<int32_t> cells_to(num_left, 0);
   for (int32_t l = 0; l < num_left; ++l) {
     block_accepting[l] = left.accepting(l) ? 1 : 0;
     uint64_t h = accept_term(block_accepting[l]);
@@ -272,7 +274,7 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
     core_target_begin.push_back(static_cast<int32_t>(core_targets.size()));
     block_hash[l] = h;
   }
-  std::vector<int32_t> table;  // open addressing over block ids, -1 free
+  ScratchVector<int32_t> table;  // open addressing over block ids, -1 free
   auto slot_of = [&](uint64_t h, uint8_t accepting, const int32_t* row) {
     const size_t mask = table.size() - 1;
     size_t slot = h & mask;
@@ -306,7 +308,7 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
   const int32_t num_right = right.num_states();
   const int64_t pair_space = static_cast<int64_t>(num_left) * num_right;
   constexpr int64_t kMaxDenseIndex = int64_t{1} << 22;
-  std::vector<int32_t> dense;
+  ScratchVector<int32_t> dense;
   std::unordered_map<uint64_t, int32_t> sparse;
   if (pair_space <= kMaxDenseIndex) dense.assign(static_cast<size_t>(pair_space), -1);
   struct Pair {
@@ -315,9 +317,9 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
     int32_t block = Dfa::kDead;
     bool open = true;  // on the stack: its patches are not all finished
   };
-  std::vector<Pair> pairs;
-  std::vector<std::pair<int32_t, int32_t>> patches;
-  std::vector<uint8_t> core_reached(num_left, 0);
+  ScratchVector<Pair> pairs;
+  ScratchVector<std::pair<int32_t, int32_t>> patches;
+  ScratchVector<uint8_t> core_reached(num_left, 0);
   int64_t reached = 0;
   auto count = [&] {
     if (++reached > max_states) {
@@ -333,7 +335,7 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
       count();
     }
   };
-  std::vector<std::pair<int32_t, int32_t>> stack;  // (pair, next patch)
+  ScratchVector<std::pair<int32_t, int32_t>> stack;  // (pair, next patch)
   bool cyclic = false;
   // The pair (l, r), r live, created (with its patches, and pushed) on first sight.
   auto pair_of = [&](int32_t l, int32_t r) {
@@ -425,7 +427,7 @@ bool difference_of_finite(const Dfa& left, const Dfa& right, int32_t max_states,
   // Renumber the blocks the start reaches breadth first, classes ascending.
   const int32_t start_block = right_live ? pairs[start_pair].block : left.start();
   if (start_block == Dfa::kDead) return empty_language();
-  std::vector<int32_t> order(block_hash.size(), Dfa::kDead), queue{start_block};
+  ScratchVector<int32_t> order(block_hash.size(), Dfa::kDead), queue{start_block};
   queue.reserve(block_hash.size());
   order[start_block] = 0;
   std::vector<int32_t> trans(block_hash.size() * width);  // at most every block, cut below

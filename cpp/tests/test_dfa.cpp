@@ -24,6 +24,7 @@ void run_random_difference_tests();  // test_dfa_random.cpp
 void run_random_range_and_product_tests();  // test_dfa_random.cpp
 void run_random_chain_tests();  // test_dfa_random.cpp
 void run_random_repeated_item_tests();  // test_dfa_random.cpp
+void run_scratch_allocator_tests();  // test_scratch_allocator.cpp
 
 namespace {
 
@@ -311,6 +312,7 @@ int main() {
   run_random_range_and_product_tests();
   run_random_chain_tests();
   run_random_repeated_item_tests();
+  run_scratch_allocator_tests();
   std::printf("%d passed, %d failed\n", check::passed, check::failed);
   return check::failed == 0 ? 0 : 1;
 }
