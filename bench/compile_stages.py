@@ -1,6 +1,6 @@
 """Where tokensieve's compile time goes, stage by stage, on MaskBench schemas.
 
-    .venv/bin/python bench/compile_stages.py [--sample N] [--repeat N] [--cold]
+    .venv/bin/python bench/compile_stages.py [--sample N] [--repeat N] [--cold] [--faults]
         [--profile TOP] [--slowest K] [--json PATH]
 
 It measures the installed package when there is one (its compile path compiled by mypyc),
@@ -22,7 +22,10 @@ stage split. ``--repeat N`` compiles every schema N more times and reports, per 
 stage, the fastest of those warm runs (every cache filled: the Python cost of a compile
 without the native automata builds, steady against a noisy machine). ``--cold`` runs a full
 garbage collection and ``malloc_trim`` before each compile, as ``compare.py``'s worker does
-(the collection walks every live object and so leaves the CPU caches cold). ``--profile TOP`` also
+(the collection walks every live object and so leaves the CPU caches cold, and the trim hands
+glibc's free pages back, so a compile faults in again every page it touches). ``--faults``
+also counts the minor page faults of each stage (``getrusage``, read with the clock: its system
+call adds about a microsecond per reading to the times). ``--profile TOP`` also
 runs ``cProfile`` over the first compiles and prints the TOP functions by own time. Not a
 benchmark against peers (that is ``compare.py``): a tool to find what to make faster.
 """
@@ -35,6 +38,7 @@ import gc
 import importlib.util
 import json
 import pstats
+import resource
 import sys
 import time
 import warnings
@@ -60,16 +64,28 @@ from tokensieve.frontends.json_schema import json_schema_to_grammar  # noqa: E40
 STAGES = ("frontend", "lower", "terminals", "native", "first_mask")
 
 
-def compile_in_stages(schema: Any, cache: TerminalCache, limits: ts.Limits) -> dict[str, float]:
+def compile_in_stages(
+    schema: Any, cache: TerminalCache, limits: ts.Limits, faults: dict[str, float] | None = None
+) -> dict[str, float]:
     """Seconds of process CPU per stage for one schema (raises what the compiler raises), with
-    the garbage collector paused as a ``Compiler`` pauses it."""
+    the garbage collector paused as a ``Compiler`` pauses it; ``faults``, when given, receives
+    the minor page faults of each stage of the same compile."""
     with gc_paused():
-        return _stages(schema, cache, limits)
+        return _stages(schema, cache, limits, faults)
 
 
-def _stages(schema: Any, cache: TerminalCache, limits: ts.Limits) -> dict[str, float]:
-    clock = time.process_time
+def _stages(
+    schema: Any, cache: TerminalCache, limits: ts.Limits, faults: dict[str, float] | None
+) -> dict[str, float]:
+    marks: list[int] = []  # fault counts, read at each clock reading when asked for
+
+    def clock() -> float:
+        if faults is not None:
+            marks.append(resource.getrusage(resource.RUSAGE_SELF).ru_minflt)
+        return time.process_time()
+
     in_cache = [0.0]  # seconds spent inside the terminal cache during the lowering
+    cache_faults = [0]
 
     def timed(build: Callable[..., Any]) -> Callable[..., Any]:
         def call(*args: Any) -> Any:
@@ -78,6 +94,8 @@ def _stages(schema: Any, cache: TerminalCache, limits: ts.Limits) -> dict[str, f
                 return build(*args)
             finally:
                 in_cache[0] += clock() - started
+                if faults is not None:
+                    cache_faults[0] += marks[-1] - marks[-2]
 
         return call
 
@@ -100,6 +118,14 @@ def _stages(schema: Any, cache: TerminalCache, limits: ts.Limits) -> dict[str, f
     mask = np.zeros((1, (cache.native_vocab.size + 31) // 32), dtype=np.int32)
     matcher.fill_mask(mask, 0)
     t4 = clock()
+    if faults is not None:  # marks: t0, pairs around each terminal-cache call, t1, t2, t3, t4
+        first, after_frontend = marks[0], marks[1]
+        lowered_at, native_at, masked_at = marks[-3], marks[-2], marks[-1]
+        faults["frontend"] = after_frontend - first
+        faults["lower"] = lowered_at - after_frontend - cache_faults[0]
+        faults["terminals"] = cache_faults[0]
+        faults["native"] = native_at - lowered_at
+        faults["first_mask"] = masked_at - native_at
     return {
         "frontend": t1 - t0,
         "lower": t2 - t1 - in_cache[0],
@@ -114,6 +140,7 @@ def main() -> None:
     ap.add_argument("--sample", type=int, default=400, help="an even sample of N schemas (0: all)")
     ap.add_argument("--repeat", type=int, default=0, help="also time N warm compiles per schema")
     ap.add_argument("--cold", action="store_true", help="gc.collect() and malloc_trim before each compile")
+    ap.add_argument("--faults", action="store_true", help="also count minor page faults per stage")
     ap.add_argument("--profile", type=int, default=0, help="print the TOP functions by own time")
     ap.add_argument("--slowest", type=int, default=10, help="list the K slowest schemas")
     ap.add_argument("--json", type=Path, help="write per-schema stage times here")
@@ -127,6 +154,7 @@ def main() -> None:
 
     profiler = cProfile.Profile() if args.profile else None
     rows: list[tuple[str, dict[str, float]]] = []
+    fault_rows: list[tuple[str, dict[str, float]]] = []
     failed = 0
     for name, schema in schemas:
         if args.cold:
@@ -135,7 +163,10 @@ def main() -> None:
         if profiler:
             profiler.enable()
         try:
-            rows.append((name, compile_in_stages(schema, cache, limits)))
+            counted: dict[str, float] | None = {} if args.faults else None
+            rows.append((name, compile_in_stages(schema, cache, limits, counted)))
+            if counted is not None:
+                fault_rows.append((name, counted))
         except (ts.TokensieveError, RecursionError):
             failed += 1
         finally:
@@ -144,6 +175,8 @@ def main() -> None:
 
     print(f"{len(rows)} schemas compiled, {failed} refused; process CPU time in ms")
     _print_table("first compile", rows)
+    if fault_rows:
+        _print_table("minor page faults, same compiles (counts)", fault_rows, scale=1.0)
     if args.repeat:
         warm = []
         by_name = dict(schemas)
@@ -167,11 +200,11 @@ def main() -> None:
         args.json.write_text(json.dumps({name: t for name, t in rows}, indent=1))
 
 
-def _print_table(title: str, rows: list[tuple[str, dict[str, float]]]) -> None:
+def _print_table(title: str, rows: list[tuple[str, dict[str, float]]], scale: float = 1e3) -> None:
     print(f"\n{title}")
     print(f"{'stage':<11} {'p50':>8} {'p90':>8} {'p99':>8} {'max':>9} {'sum':>9}")
     for stage in (*STAGES, "total"):
-        values = np.array([sum(t.values()) if stage == "total" else t[stage] for _, t in rows]) * 1e3
+        values = np.array([sum(t.values()) if stage == "total" else t[stage] for _, t in rows]) * scale
         p50, p90, p99 = np.percentile(values, [50, 90, 99])
         print(f"{stage:<11} {p50:8.3f} {p90:8.3f} {p99:8.2f} {values.max():9.1f} {values.sum():9.0f}")
 
