@@ -11,9 +11,11 @@
 // temporaries took about 27 faults at the median (bench notes, session 21).
 //
 // ScratchAllocator takes blocks from per-thread free lists by power-of-two size class and keeps
-// them when they are freed, up to kMaxKeptBytes per thread; blocks past kMaxBlockBytes go to and
-// from the heap directly. A build's temporaries then reuse the previous build's blocks, already
-// mapped. Only temporaries use it: what outlives a build (a Dfa's tables) stays in std::vector.
+// them when they are freed, up to kMaxKeptPerClass bytes per class (at least one block), so one
+// large build cannot fill the lists with blocks that the many small builds never ask for; blocks
+// past kMaxBlockBytes go to and from the heap directly. A thread keeps at most kMaxKeptBytes
+// (about 5 MiB). A build's temporaries then reuse the previous builds' blocks, already mapped.
+// Only temporaries use it: what outlives a build (a Dfa's tables) stays in std::vector.
 //
 // The free lists are thread_local (each thread builds with its own, no locks) and are released
 // when the thread ends. A block may be freed on another thread than the one that took it: it then
@@ -31,8 +33,17 @@ class ScratchPool {
  public:
   static constexpr int kMinShift = 4;                             // 16-byte blocks at least
   static constexpr int kMaxShift = 20;                            // 1 MiB blocks at most
+  static constexpr int kNumClasses = kMaxShift - kMinShift + 1;
   static constexpr size_t kMaxBlockBytes = size_t{1} << kMaxShift;
-  static constexpr size_t kMaxKeptBytes = size_t{8} << 20;        // kept per thread, at most
+  static constexpr size_t kMaxKeptPerClass = size_t{256} << 10;   // or one block, if larger
+  // All classes together: 14 classes of up to 128 KiB blocks keep 256 KiB each, the 256 KiB,
+  // 512 KiB and 1 MiB classes one block each.
+  static constexpr size_t kMaxKeptBytes = 14 * kMaxKeptPerClass + (size_t{7} << 18);
+
+  // The most bytes class k keeps.
+  static constexpr size_t class_cap(int k) {
+    return (size_t{1} << k) > kMaxKeptPerClass ? (size_t{1} << k) : kMaxKeptPerClass;
+  }
 
   ScratchPool() = default;
   ScratchPool(const ScratchPool&) = delete;
@@ -60,7 +71,7 @@ class ScratchPool {
     if (head != nullptr) {
       FreeBlock* block = head;
       head = block->next;
-      kept_ -= size_t{1} << k;
+      kept_[k - kMinShift] -= size_t{1} << k;
       return block;
     }
     return ::operator new(size_t{1} << k);
@@ -72,18 +83,23 @@ class ScratchPool {
       return;
     }
     const int k = size_class(bytes);
-    if (kept_ + (size_t{1} << k) > kMaxKeptBytes) {
+    size_t& kept = kept_[k - kMinShift];
+    if (kept + (size_t{1} << k) > class_cap(k)) {
       ::operator delete(p);
       return;
     }
     auto* block = static_cast<FreeBlock*>(p);  // a block of 16 bytes or more holds the link
     block->next = free_[k - kMinShift];
     free_[k - kMinShift] = block;
-    kept_ += size_t{1} << k;
+    kept += size_t{1} << k;
   }
 
   // Bytes held in the free lists now (for tests).
-  size_t kept_bytes() const { return kept_; }
+  size_t kept_bytes() const {
+    size_t total = 0;
+    for (size_t kept : kept_) total += kept;
+    return total;
+  }
 
  private:
   struct FreeBlock {
@@ -96,8 +112,8 @@ class ScratchPool {
     return 64 - __builtin_clzll(static_cast<unsigned long long>(bytes - 1));  // C++17: no std::bit_width
   }
 
-  FreeBlock* free_[kMaxShift - kMinShift + 1] = {};
-  size_t kept_ = 0;
+  FreeBlock* free_[kNumClasses] = {};
+  size_t kept_[kNumClasses] = {};
 };
 
 // A std::allocator replacement over the calling thread's ScratchPool (stateless: every instance

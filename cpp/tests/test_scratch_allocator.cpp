@@ -37,11 +37,24 @@ void test_large_blocks_and_cap() {
   void* big = pool.allocate(ScratchPool::kMaxBlockBytes + 1);  // past the classes: not kept
   pool.deallocate(big, ScratchPool::kMaxBlockBytes + 1);
   CHECK(pool.kept_bytes() == 0);
+  // A class keeps kMaxKeptPerClass bytes; the rest of its blocks go back to the heap.
   std::vector<void*> blocks;
-  const size_t n = ScratchPool::kMaxKeptBytes / ScratchPool::kMaxBlockBytes + 2;
-  for (size_t i = 0; i < n; ++i) blocks.push_back(pool.allocate(ScratchPool::kMaxBlockBytes));
-  for (void* p : blocks) pool.deallocate(p, ScratchPool::kMaxBlockBytes);
-  CHECK(pool.kept_bytes() == ScratchPool::kMaxKeptBytes);  // the rest went back to the heap
+  const size_t per_block = 4096, n = ScratchPool::kMaxKeptPerClass / per_block + 3;
+  for (size_t i = 0; i < n; ++i) blocks.push_back(pool.allocate(per_block));
+  for (void* p : blocks) pool.deallocate(p, per_block);
+  CHECK(pool.kept_bytes() == ScratchPool::kMaxKeptPerClass);
+  // A full class leaves the others their room, and the largest class keeps one block.
+  void* small = pool.allocate(64);
+  pool.deallocate(small, 64);
+  CHECK(pool.kept_bytes() == ScratchPool::kMaxKeptPerClass + 64);
+  void* a = pool.allocate(ScratchPool::kMaxBlockBytes);
+  void* b = pool.allocate(ScratchPool::kMaxBlockBytes);
+  pool.deallocate(a, ScratchPool::kMaxBlockBytes);
+  pool.deallocate(b, ScratchPool::kMaxBlockBytes);
+  CHECK(pool.kept_bytes() == ScratchPool::kMaxKeptPerClass + 64 + ScratchPool::kMaxBlockBytes);
+  size_t total = 0;  // the stated bound is the sum of the class caps
+  for (int k = ScratchPool::kMinShift; k <= ScratchPool::kMaxShift; ++k) total += ScratchPool::class_cap(k);
+  CHECK(total == ScratchPool::kMaxKeptBytes);
 }
 
 void test_vectors() {  // on a thread of its own: a fresh pool, whatever earlier tests kept
