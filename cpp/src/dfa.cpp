@@ -22,8 +22,7 @@
 #include <utility>
 
 #include "tokensieve/error.hpp"
-
-#include "scratch_allocator.hpp"
+#include "tokensieve/scratch_allocator.hpp"
 
 namespace tokensieve {
 
@@ -1341,10 +1340,10 @@ bool build_choice_trie(const Ast& ast, const int32_t* program, size_t length, co
 Dfa finish_product(ProductAutomaton product, bool left_core) {
   RawDfa raw;
   raw.num_states = product.num_states();
-  raw.edge_begin.assign(product.edge_begin.begin(), product.edge_begin.end());
-  raw.edge_class.assign(product.edge_class.begin(), product.edge_class.end());
-  raw.edge_target.assign(product.edge_target.begin(), product.edge_target.end());
-  raw.accepting.assign(product.accepting.begin(), product.accepting.end());
+  raw.edge_begin = std::move(product.edge_begin);
+  raw.edge_class = std::move(product.edge_class);
+  raw.edge_target = std::move(product.edge_target);
+  raw.accepting = std::move(product.accepting);
   const int32_t num_classes = product.num_classes();
   return finish(std::move(raw), std::move(product.class_of), num_classes,
                 left_core ? product.right_done : std::vector<uint8_t>{});

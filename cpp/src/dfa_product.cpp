@@ -8,8 +8,7 @@
 
 #include "tokensieve/dfa.hpp"
 #include "tokensieve/error.hpp"
-
-#include "scratch_allocator.hpp"  // the products' working vectors
+#include "tokensieve/scratch_allocator.hpp"
 
 namespace tokensieve {
 
@@ -122,7 +121,7 @@ struct LabeledEdge {
 
 // Appends OP_AUTOMATON for states 0..n-1 (state 0 starts): each state's accept flag and its
 // edges' targets, then one OP_BYTES label per edge in the same order. Returns the edge count.
-int64_t write_automaton(const std::vector<uint8_t>& accepting, const std::vector<std::vector<LabeledEdge>>& edges,
+int64_t write_automaton(const ScratchVector<uint8_t>& accepting, const std::vector<std::vector<LabeledEdge>>& edges,
                         std::vector<int32_t>& out) {
   int64_t count = 0;
   out.push_back(OP_AUTOMATON);
@@ -188,7 +187,7 @@ int64_t append_automaton(const Dfa& dfa, std::vector<int32_t>& out) {
   }
   // One edge per (state, target), targets ascending; its label is the bytes that lead there.
   std::vector<std::vector<LabeledEdge>> edges(dfa.num_states());
-  std::vector<uint8_t> accepting(dfa.num_states());
+  ScratchVector<uint8_t> accepting(dfa.num_states());
   std::vector<int32_t> edge_of(dfa.num_states(), -1);  // per target: its edge in this state's row
   for (int32_t s = 0; s < dfa.num_states(); ++s) {
     accepting[s] = dfa.accepting(s) ? 1 : 0;

@@ -1,4 +1,4 @@
-// Native tests of ScratchPool / ScratchAllocator (cpp/src/scratch_allocator.hpp): blocks are
+// Native tests of ScratchPool / ScratchAllocator (tokensieve/scratch_allocator.hpp): blocks are
 // reused by size class, freed blocks are kept only up to the cap, large blocks bypass the lists,
 // and containers behave as with std::allocator. Run with cpp/tests/run.sh.
 #include <cstdint>
@@ -6,8 +6,8 @@
 #include <thread>
 #include <vector>
 
-#include "../src/scratch_allocator.hpp"
 #include "check.hpp"
+#include "tokensieve/scratch_allocator.hpp"
 
 using tokensieve::ScratchPool;
 using tokensieve::ScratchVector;

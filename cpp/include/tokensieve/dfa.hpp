@@ -9,6 +9,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "tokensieve/scratch_allocator.hpp"
+
 namespace tokensieve {
 
 // Prefix encoding of the regex AST:
@@ -94,13 +96,14 @@ enum class ProductOp { And, Or, Minus };
 // minimized), over their joint byte classes: bytes in one class of both DFAs. A side that can
 // no longer match is kDead in the pair; a pair is explored only while it can still accept
 // (And: both sides live; Or: either; Minus: the left one).
+// Its rows are working vectors (scratch_allocator.hpp): a product is finished or encoded, not kept.
 struct ProductAutomaton {
   std::vector<uint8_t> class_of;                 // byte -> joint class
   std::vector<std::vector<int32_t>> class_ranges;  // each joint class's bytes: lo, hi pairs
-  std::vector<uint8_t> accepting;                 // per product state; state 0 starts
+  ScratchVector<uint8_t> accepting;               // per product state; state 0 starts
   std::vector<uint8_t> right_done;                // per product state: `right` can no longer match
-  std::vector<int32_t> edge_begin{0};             // state s: edges edge_begin[s] .. [s + 1]
-  std::vector<int32_t> edge_class, edge_target;   // in ascending class order per state
+  ScratchVector<int32_t> edge_begin{0};           // state s: edges edge_begin[s] .. [s + 1]
+  ScratchVector<int32_t> edge_class, edge_target;  // in ascending class order per state
   int32_t num_classes() const { return static_cast<int32_t>(class_ranges.size()); }
   int32_t num_states() const { return static_cast<int32_t>(accepting.size()); }
 };
