@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import unquote, urldefrag, urljoin
 
@@ -68,6 +69,24 @@ def join_uri(base: str, ref: str) -> str:
     if ref.startswith("#") or not ref:
         return urldefrag(base)[0] + ref
     return urljoin(base, ref)
+
+
+def split_ref(base: str, ref: str) -> tuple[str, str]:
+    """``ref`` resolved against ``base`` and split into the resource URI and the fragment
+    (percent-decoded): ``urldefrag(join_uri(base, ref))``. A fragment-only reference
+    ("#/definitions/x", nearly every ``$ref``) takes a shortcut with the same answer:
+    urllib parses the part before the "#" alone, so the URI is the base's own, and the
+    fragment is the reference's, unless it holds a tab or line break (which urllib drops)."""
+    if ref.startswith("#") and "#" not in base and "\t" not in ref and "\n" not in ref and "\r" not in ref:
+        return _defragged(base), unquote(ref[1:])
+    uri, fragment = urldefrag(join_uri(base, ref))
+    return uri, unquote(fragment)
+
+
+@lru_cache(maxsize=256)
+def _defragged(base: str) -> str:
+    """The URI urllib gives a fragment-only reference against ``base`` (no "#" in it)."""
+    return urldefrag(base + "#")[0]
 
 
 _Path = tuple[Any, ...]
@@ -158,8 +177,9 @@ class Resolver:
         schemas, the reference is an error rather than either guess.
         """
         target = self._lookup(ref, here)
-        name = unquote(urldefrag(join_uri(here.base.uri, ref))[1])
-        if isinstance(target.schema, dict) and target.schema.get("$dynamicAnchor") == name:
+        anchor = target.schema.get("$dynamicAnchor") if isinstance(target.schema, dict) else None
+        if anchor is not None and anchor == split_ref(here.base.uri, ref)[1]:
+            name: str = anchor
             outermost = target.base.binding(name)
             if outermost is not None and outermost != target.base.uri:
                 raise UnsupportedSchemaError(
@@ -174,9 +194,7 @@ class Resolver:
         """The static target of ``ref`` from ``here``, whose resource thereby joins the
         dynamic scope."""
         scope = here.base.joined()
-        target = join_uri(here.base.uri, ref)
-        uri, fragment = urldefrag(target)
-        fragment = unquote(fragment)
+        uri, fragment = split_ref(here.base.uri, ref)
         resource = self._resources.get(uri)
         if resource is None:
             raise UnsupportedSchemaError(
@@ -221,7 +239,7 @@ class Resolver:
         ``$dynamicAnchor`` of the fragment's name; then the outermost resource of the
         dynamic scope that defines that dynamic anchor (the static target when none does)."""
         target = self._lookup(ref, here)
-        name = unquote(urldefrag(join_uri(here.base.uri, ref))[1])
+        name = split_ref(here.base.uri, ref)[1]
         if not isinstance(target.schema, dict) or target.schema.get("$dynamicAnchor") != name:
             return target
         outermost = target.base.binding(name)  # the scope now holds this resource too
