@@ -6,19 +6,20 @@ import itertools
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.oracle import Oracle
 from tokensieve.frontends.json_schema.automata import (
     DFA,
     _SizedLru,
-    _with_repeated_items_determinized,
     dfa_from_expr,
     utf8_strings,
 )
 from tokensieve.frontends.json_schema.digits import fixed_width
 from tokensieve.frontends.json_schema.nfa import NFA, Fragment
 from tokensieve.frontends.regex import parse_regex
-from tokensieve.ir import Grammar
+from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Repeat, Seam, Seq
 
 WORDS = ["".join(p) for n in range(5) for p in itertools.product("ab", repeat=n)]
 
@@ -129,9 +130,7 @@ def _moore_classes(dfa: DFA) -> int:
         return 1
     cls = {s: int(dfa.accept[s]) for s in live}
     while True:
-        sigs = {
-            s: (cls[s], tuple((lo, hi, cls[t]) for lo, hi, t in dfa.trans[s] if t in live)) for s in live
-        }
+        sigs = {s: (cls[s], tuple((lo, hi, cls[t]) for lo, hi, t in dfa.trans[s] if t in live)) for s in live}
         numbering = {sig: i for i, sig in enumerate(sorted(set(sigs.values())))}
         new = {s: numbering[sigs[s]] for s in live}
         if len(set(new.values())) == len(set(cls.values())):
@@ -181,30 +180,63 @@ def test_replayed_nfa_fragments_equal_fresh_ones() -> None:
     assert (replayed.edges, replayed.eps) == (fresh.edges, fresh.eps)
 
 
-def _plain_dfa(pattern: str) -> DFA:
-    """The DFA of a pattern from its NFA as written: no item determinized first."""
+def _nfa_dfa(expr: Expr) -> DFA:
+    """The DFA of an expression through the Python Thompson NFA (the way dfa_from_expr built
+    it before the native builder): an independent construction to check it against."""
     nfa = NFA()
     start, final = nfa.state(), nfa.state()
-    nfa.add(parse_regex(pattern, search=True), start, final)
+    nfa.add(expr, start, final)
     return DFA.from_nfa(nfa, start, final)
 
 
 @pytest.mark.parametrize(
-    ("pattern", "determinized"),
+    "pattern",
     [
-        ("^(?:\\S+\\s+){0,49}\\S+$", True),  # a word count: the item's DFA is a quarter of its NFA
-        ("^(?:[^\\s@]+@[^\\s@]+,\\s*){0,9}[^@]+$", True),
-        ("(?:é|ë|ü|ö|å|[0-9]{1,3}|x[a-f]*|y[g-k]+){4,}z", True),
-        ("(?:\\w+\\W+){5,8}", True),  # unanchored: inside the any-text pads
-        ("^(?:\\d{1,3}\\.){3}\\d{1,3}$", False),  # three copies: left as written
+        "^(?:\\S+\\s+){0,49}\\S+$",  # a word count: the native builder determinizes the item first
+        "^(?:[^\\s@]+@[^\\s@]+,\\s*){0,9}[^@]+$",
+        "(?:é|ë|ü|ö|å|[0-9]{1,3}|x[a-f]*|y[g-k]+){4,}z",
+        "(?:\\w+\\W+){5,8}",  # unanchored: inside the any-text pads
+        "^(?:\\d{1,3}\\.){3}\\d{1,3}$",
     ],
 )
-def test_repeated_items_determinized_first_give_the_same_automaton(pattern: str, determinized: bool) -> None:
+def test_native_build_is_the_nfa_construction_s_automaton(pattern: str) -> None:
     expr = parse_regex(pattern, search=True)
-    assert (_with_repeated_items_determinized(expr, {}) is not expr) == determinized
     direct = dfa_from_expr(expr)
-    plain = _plain_dfa(pattern)
+    plain = _nfa_dfa(expr)
     assert (direct.trans, direct.accept) == (plain.trans, plain.accept)  # minimal, numbered alike
+
+
+_LEAVES = st.one_of(
+    st.lists(st.tuples(st.integers(0, 255), st.integers(0, 3)), min_size=1, max_size=3).map(
+        lambda rs: Bytes.of([(lo, min(lo + w, 255)) for lo, w in rs])
+    ),
+    st.just(Seam()),
+    st.just(Seq(())),
+)
+
+
+def _composites(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
+    return st.one_of(
+        st.lists(children, min_size=0, max_size=3).map(lambda items: Seq(tuple(items))),
+        st.lists(children, min_size=1, max_size=3).map(lambda items: Alt(tuple(items))),
+        st.tuples(children, st.integers(0, 2), st.one_of(st.none(), st.integers(0, 3))).map(
+            lambda t: Repeat(t[0], t[1], None if t[2] is None else t[1] + t[2])
+        ),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.recursive(_LEAVES, _composites, max_leaves=12))
+def test_native_build_equals_the_nfa_construction_on_random_expressions(expr: Expr) -> None:
+    direct = dfa_from_expr(expr)
+    plain = _nfa_dfa(expr)
+    assert (direct.trans, direct.accept) == (plain.trans, plain.accept)
+    # An expression holding an automaton (as the front-end's operations give back) too.
+    automaton = direct.labeled().to_automaton()
+    assert isinstance(automaton, Automaton)
+    wrapped = Seq((automaton, Repeat(automaton, 0, 2)))
+    again, plain_again = dfa_from_expr(wrapped), _nfa_dfa(wrapped)
+    assert (again.trans, again.accept) == (plain_again.trans, plain_again.accept)
 
 
 def test_sized_lru_evicts_least_recently_used_until_the_sizes_fit() -> None:

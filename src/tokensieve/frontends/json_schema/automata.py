@@ -4,8 +4,9 @@ The IR has concatenation, alternation and repetition, but JSON Schema also needs
 *intersection* (``pattern`` together with ``minLength``, two ``pattern`` s in an
 ``allOf``) and *complement* (``additionalProperties`` keys = "any string except the
 declared names", ``not``). This module turns a regular IR expression into a DFA over
-bytes, performs those operations on DFAs, and turns the result back into the IR (the
-Thompson NFA is in :mod:`.nfa`; edge-labelled graphs and the ways back, in :mod:`.labeled`).
+bytes, performs those operations on DFAs, and turns the result back into the IR
+(edge-labelled graphs and the ways back are in :mod:`.labeled`; the Thompson NFA of
+:mod:`.nfa` serves automata given by their edges, such as those graphs).
 
 Conventions: a :class:`DFA` is partial (a missing byte goes to an implicit dead state),
 state 0 is the start state, and transitions are sorted, disjoint byte ranges.
@@ -13,21 +14,40 @@ Complement is taken relative to *valid UTF-8 strings* (:func:`utf8_strings`), si
 language here is a set of UTF-8 encoded texts.
 
 Determinization, products and minimization run in the native DFA builder (the one that
-builds the grammar's terminals): the automaton crosses as rows of byte ranges, and a DFA keeps
-its native twin, so a chain of operations converts only its first operands and its result.
+builds the grammar's terminals): an expression crosses as a regex program (the encoding the
+compiler gives that builder), an automaton as rows of byte ranges, and a DFA keeps its native
+twin, so a chain of operations converts only its first operands and its result.
 """
 
 from __future__ import annotations
 
 import threading
+from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
 from typing import Any
 
+import numpy as np
+
 from ... import _core
 from ...errors import LimitExceeded
-from ...ir import Alt, Automaton, Bytes, Expr, Grammar, Repeat, Seq, codepoints
+from ...ir import (
+    Alt,
+    Automaton,
+    Bytes,
+    CountedAutomaton,
+    Difference,
+    Expr,
+    Grammar,
+    Ref,
+    Repeat,
+    Seam,
+    Seq,
+    Special,
+    Unordered,
+    codepoints,
+)
 from .labeled import LabeledGraph, byte_set
 from .nfa import NFA, Edge, NotRegular
 
@@ -216,54 +236,71 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
             raise OverflowError("automaton too large")
         _remember(expr, known)
         return known
-    nfa = NFA()
-    start, final = nfa.state(), nfa.state()
-    nfa.add(_with_repeated_items_determinized(expr, {}), start, final)
-    dfa = DFA.from_nfa(nfa, start, final, max_states)
+    program = array("i")
+    _encode(expr, program, {})
+    try:
+        native = _core.build_dfa(np.frombuffer(program, dtype=np.int32), _MAX_NFA_STATES, max_states)
+    except LimitExceeded:
+        raise OverflowError("automaton too large") from None
+    dfa = DFA._from_native(native)
     _remember(expr, dfa)
     return dfa
 
 
-# A repetition of this many copies or more, of an item of this many nodes or more, repeats the
-# item's minimal DFA instead of the item (see _with_repeated_items_determinized).
-_MIN_COPIES_TO_DETERMINIZE = 4
-_MIN_ITEM_TO_DETERMINIZE = 16
+# Regex program opcodes (cpp/include/tokensieve/dfa.hpp): the native builder's input, the
+# same one the compiler gives it for the grammar's terminals.
+_OP_BYTES, _OP_SEQ, _OP_ALT, _OP_REPEAT, _OP_AUTOMATON = 0, 1, 2, 3, 4
+# The native builder's bound on the Thompson NFA it unrolls bounded repetitions into (its
+# DfaLimits default): past it, the automaton is too large here.
+_MAX_NFA_STATES = 2_000_000
 
 
-def _with_repeated_items_determinized(expr: Expr, memo: dict[int, Expr]) -> Expr:
-    """``expr`` with the item of each long repetition of a large item replaced by the item's
-    minimal DFA (an IR ``Automaton``), where that is smaller.
-
-    Copies of a nondeterministic item multiply its nondeterminism: ``(\\S+\\s+){0,49}\\S+``
-    (a word count) unrolled 20,000 NFA states, and the subset construction passed 11,500
-    states on the way to 1,350; copies of the item's 37-state DFA are a quarter of the NFA.
-    The native builder does the same for the grammar's terminals."""
-    known = memo.get(id(expr))
-    if known is not None:
-        return known
-    out = expr
-    if isinstance(expr, (Seq, Alt)):
-        items = tuple(_with_repeated_items_determinized(it, memo) for it in expr.items)
-        if any(a is not b for a, b in zip(items, expr.items, strict=True)):
-            out = Seq(items) if isinstance(expr, Seq) else Alt(items)
+def _encode(expr: Expr, out: array[int], spans: dict[int, tuple[int, int]]) -> None:
+    """Appends ``expr``'s regex program to ``out``: a prefix encoding the native builder reads
+    in one pass, where a Python Thompson NFA made an object per state and edge (a schema with
+    many patterns spent a third of its front-end time there). A node met again (the IR is a
+    DAG) is copied from where it was first written (``spans``, by id; the caller keeps the
+    nodes alive). Raises :class:`NotRegular` for what has no byte automaton here."""
+    span = spans.get(id(expr))
+    if span is not None:
+        out.extend(out[span[0] : span[1]])
+        return
+    start = len(out)
+    if isinstance(expr, Bytes):
+        out.append(_OP_BYTES)
+        out.append(len(expr.ranges))
+        for lo, hi in expr.ranges:
+            out.append(lo)
+            out.append(hi)
+    elif isinstance(expr, (Seq, Alt)):
+        out.append(_OP_SEQ if isinstance(expr, Seq) else _OP_ALT)
+        out.append(len(expr.items))
+        for item in expr.items:
+            _encode(item, out, spans)
+    elif isinstance(expr, Seam):  # the empty string
+        out.append(_OP_SEQ)
+        out.append(0)
     elif isinstance(expr, Repeat):
-        item = _with_repeated_items_determinized(expr.item, memo)
-        copies = expr.max if expr.max is not None else expr.min + 1
-        if copies >= _MIN_COPIES_TO_DETERMINIZE and _size_up_to(item, _MIN_ITEM_TO_DETERMINIZE) >= (
-            _MIN_ITEM_TO_DETERMINIZE
-        ):
-            try:
-                automaton = _automaton(dfa_from_expr(item))
-            except OverflowError:  # too large alone: the copies of the item decide
-                automaton = None
-            if automaton is not None:
-                size = expr_size(automaton)
-                if _size_up_to(item, size) >= size:
-                    item = automaton
-        if item is not expr.item:
-            out = Repeat(item, expr.min, expr.max)
-    memo[id(expr)] = out
-    return out
+        out.append(_OP_REPEAT)
+        out.append(expr.min)
+        out.append(-1 if expr.max is None else expr.max)
+        _encode(expr.item, out, spans)
+    elif isinstance(expr, Automaton):
+        out.append(_OP_AUTOMATON)
+        out.append(len(expr.states))
+        for accepting, edges in expr.states:
+            out.append(1 if accepting else 0)
+            out.append(len(edges))
+            for _, target in edges:
+                out.append(target)
+        for _, edges in expr.states:
+            for label, _ in edges:
+                _encode(label, out, spans)
+    elif isinstance(expr, (Ref, Special, Unordered, Difference, CountedAutomaton)):
+        raise NotRegular(f"{type(expr).__name__} is not a regular byte expression")
+    else:  # pragma: no cover - the Expr union is closed
+        raise TypeError(f"not an IR expression: {expr!r}")
+    spans[id(expr)] = (start, len(out))
 
 
 def _size_up_to(expr: Expr, cap: int) -> int:
@@ -281,20 +318,6 @@ def _size_up_to(expr: Expr, cap: int) -> int:
             elif isinstance(e, Repeat):
                 todo.append(e.item)
     return min(size, cap)
-
-
-def _automaton(dfa: DFA) -> Expr | None:
-    """``dfa`` as an IR ``Automaton`` (one edge per state and target), None when empty."""
-    if not any(dfa.accept):
-        return None
-    states = []
-    for s, row in enumerate(dfa.trans):
-        by_target: dict[int, list[tuple[int, int]]] = {}
-        for lo, hi, t in row:
-            by_target.setdefault(t, []).append((lo, hi))
-        edges = tuple((Bytes.of(ranges), t) for t, ranges in sorted(by_target.items()))
-        states.append((dfa.accept[s], edges))
-    return Automaton(tuple(states))
 
 
 def _remember(expr: Expr, dfa: DFA) -> None:
