@@ -21,8 +21,8 @@ twin, so a chain of operations converts only its first operands and its result.
 
 from __future__ import annotations
 
+import struct
 import threading
-from array import array
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from itertools import accumulate, chain
@@ -236,10 +236,10 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
             raise OverflowError("automaton too large")
         _remember(expr, known)
         return known
-    program = array("i")
-    _encode(expr, program, {})
+    chunks: list[bytes] = []
+    _encode(expr, chunks, {})
     try:
-        native = _core.build_dfa(np.frombuffer(program, dtype=np.int32), _MAX_NFA_STATES, max_states)
+        native = _core.build_dfa(np.frombuffer(b"".join(chunks), dtype=np.int32), _MAX_NFA_STATES, max_states)
     except LimitExceeded:
         raise OverflowError("automaton too large") from None
     dfa = DFA._from_native(native)
@@ -255,44 +255,36 @@ _OP_BYTES, _OP_SEQ, _OP_ALT, _OP_REPEAT, _OP_AUTOMATON = 0, 1, 2, 3, 4
 _MAX_NFA_STATES = 2_000_000
 
 
-def _encode(expr: Expr, out: array[int], spans: dict[int, tuple[int, int]]) -> None:
-    """Appends ``expr``'s regex program to ``out``: a prefix encoding the native builder reads
-    in one pass, where a Python Thompson NFA made an object per state and edge (a schema with
-    many patterns spent a third of its front-end time there). A node met again (the IR is a
-    DAG) is copied from where it was first written (``spans``, by id; the caller keeps the
-    nodes alive). Raises :class:`NotRegular` for what has no byte automaton here."""
+def _encode(expr: Expr, out: list[bytes], spans: dict[int, tuple[int, int]]) -> None:
+    """Appends ``expr``'s regex program to ``out`` as chunks of native int32 words: a prefix
+    encoding the native builder reads in one pass, where a Python Thompson NFA made an object
+    per state and edge (a schema with many patterns spent a third of its front-end time
+    there). A node met again (the IR is a DAG) repeats the chunks it was first written as
+    (``spans``, by id; the caller keeps the nodes alive): references are copied, not words.
+    Raises :class:`NotRegular` for what has no byte automaton here."""
     span = spans.get(id(expr))
     if span is not None:
         out.extend(out[span[0] : span[1]])
         return
     start = len(out)
     if isinstance(expr, Bytes):
-        out.append(_OP_BYTES)
-        out.append(len(expr.ranges))
-        for lo, hi in expr.ranges:
-            out.append(lo)
-            out.append(hi)
+        out.append(_pack(_OP_BYTES, len(expr.ranges), *[b for r in expr.ranges for b in r]))
     elif isinstance(expr, (Seq, Alt)):
-        out.append(_OP_SEQ if isinstance(expr, Seq) else _OP_ALT)
-        out.append(len(expr.items))
+        out.append(_pack(_OP_SEQ if isinstance(expr, Seq) else _OP_ALT, len(expr.items)))
         for item in expr.items:
             _encode(item, out, spans)
     elif isinstance(expr, Seam):  # the empty string
-        out.append(_OP_SEQ)
-        out.append(0)
+        out.append(_pack(_OP_SEQ, 0))
     elif isinstance(expr, Repeat):
-        out.append(_OP_REPEAT)
-        out.append(expr.min)
-        out.append(-1 if expr.max is None else expr.max)
+        out.append(_pack(_OP_REPEAT, expr.min, -1 if expr.max is None else expr.max))
         _encode(expr.item, out, spans)
     elif isinstance(expr, Automaton):
-        out.append(_OP_AUTOMATON)
-        out.append(len(expr.states))
+        header = [_OP_AUTOMATON, len(expr.states)]
         for accepting, edges in expr.states:
-            out.append(1 if accepting else 0)
-            out.append(len(edges))
-            for _, target in edges:
-                out.append(target)
+            header.append(1 if accepting else 0)
+            header.append(len(edges))
+            header.extend([target for _, target in edges])
+        out.append(_pack(*header))
         for _, edges in expr.states:
             for label, _ in edges:
                 _encode(label, out, spans)
@@ -301,6 +293,14 @@ def _encode(expr: Expr, out: array[int], spans: dict[int, tuple[int, int]]) -> N
     else:  # pragma: no cover - the Expr union is closed
         raise TypeError(f"not an IR expression: {expr!r}")
     spans[id(expr)] = (start, len(out))
+
+
+def _pack(*words: int) -> bytes:
+    """Native int32 words (struct.error, an OverflowError here, past 32 bits)."""
+    try:
+        return struct.pack(f"={len(words)}i", *words)
+    except struct.error:
+        raise OverflowError("a count past 32 bits: automaton too large") from None
 
 
 def _size_up_to(expr: Expr, cap: int) -> int:
