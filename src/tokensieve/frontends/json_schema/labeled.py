@@ -142,7 +142,8 @@ class LabeledGraph:
         while i < len(order):
             s = order[i]
             i += 1
-            closure = nfa.closure([s])
+            # Most states entered by a byte have no epsilon edge: their closure is themselves.
+            closure: frozenset[int] | tuple[int] = nfa.closure([s]) if nfa.eps[s] else (s,)
             groups: dict[int, list[tuple[int, int]]] = {}
             for c in closure:
                 for lo, hi, t in nfa.edges[c]:
