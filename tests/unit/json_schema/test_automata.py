@@ -250,3 +250,14 @@ def test_sized_lru_evicts_least_recently_used_until_the_sizes_fit() -> None:
     assert cache.get("a") == "A2" and cache.total == 5
     cache.put("big", "BIG", 50)  # alone over the budget: stays, everything else goes
     assert len(cache) == 1 and cache.get("big") == "BIG" and cache.total == 50
+
+
+def test_dfa_to_automaton_is_the_labeled_graph_s_automaton() -> None:
+    # DFA.to_automaton skips the Thompson NFA LabeledGraph.to_automaton builds; the automaton
+    # must be the same, numbering included, for minimal DFAs and for raw ones (unreachable
+    # states, any numbering).
+    rng = random.Random(5)
+    for _ in range(300):
+        dfa = _random_dfa(rng, rng.randint(1, 12))
+        for d in (dfa, dfa.minimize()):
+            assert d.to_automaton() == d.labeled().to_automaton()

@@ -170,6 +170,32 @@ class DFA:
             edges.append({t: byte_set(tuple(r)) for t, r in groups.items()})
         return LabeledGraph(edges, list(self.accept))
 
+    def to_automaton(self) -> Automaton:
+        """This DFA as an IR :class:`~tokensieve.ir.Automaton`: what
+        ``self.labeled().to_automaton()`` gives (states in the order that discovers them,
+        each row's targets in the order of their lowest byte), without the Thompson NFA and
+        its closures, which a graph whose labels are byte sets does not need."""
+        if len(self.accept) + 1 > _MAX_LABELED_NFA_STATES:  # where that NFA would overflow
+            raise OverflowError("automaton too large")
+        index = {0: 0}
+        order = [0]
+        rows: list[tuple[bool, tuple[tuple[Bytes, int], ...]]] = []
+        i = 0
+        while i < len(order):
+            s = order[i]
+            i += 1
+            groups: dict[int, list[tuple[int, int]]] = {}
+            for lo, hi, t in self.trans[s]:
+                groups.setdefault(t, []).append((lo, hi))
+            row = []
+            for t, ranges in groups.items():
+                if t not in index:
+                    index[t] = len(order)
+                    order.append(t)
+                row.append((byte_set(tuple(ranges)), index[t]))
+            rows.append((self.accept[s], tuple(row)))
+        return Automaton(tuple(rows))
+
     def to_ir(self, grammar: Grammar, hint: str) -> Expr:
         """This language back in the IR (what :meth:`LabeledGraph.to_ir` of :meth:`labeled`
         gives: one expression when small, else an automaton, else rules).
@@ -246,6 +272,9 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
     _remember(expr, dfa)
     return dfa
 
+
+# The states of the Thompson NFA LabeledGraph.to_automaton builds (NFA's default bound).
+_MAX_LABELED_NFA_STATES = 200_000
 
 # Regex program opcodes (cpp/include/tokensieve/dfa.hpp): the native builder's input, the
 # same one the compiler gives it for the grammar's terminals.
@@ -411,11 +440,10 @@ def _regular_ir(dfa: DFA) -> Expr | None:
         if key in _REGULAR_IR:
             known: Expr | None = _REGULAR_IR.get(key)
             return known
-    graph = dfa.labeled()
-    expr = graph.to_expr()
+    expr = dfa.labeled().to_expr()
     if expr is None:
         try:
-            expr = graph.to_automaton()
+            expr = dfa.to_automaton()
         except OverflowError:
             expr = None
     with _DFA_LOCK:

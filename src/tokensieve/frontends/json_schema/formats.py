@@ -173,5 +173,5 @@ def format_language(name: str) -> Expr | None:
         return None
     expr = parse_regex(pattern)
     if name in _AS_AUTOMATON:
-        return dfa_from_expr(expr).labeled().to_automaton()
+        return dfa_from_expr(expr).to_automaton()
     return expr
