@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.differential.test_random_grammars import automata, byte_sets
 from tests.oracle import Oracle
 from tokensieve.frontends.json_schema.automata import (
     DFA,
@@ -19,7 +20,7 @@ from tokensieve.frontends.json_schema.automata import (
 from tokensieve.frontends.json_schema.digits import fixed_width
 from tokensieve.frontends.json_schema.nfa import NFA, Fragment
 from tokensieve.frontends.regex import parse_regex
-from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Repeat, Seam, Seq
+from tokensieve.ir import Alt, Automaton, Expr, Grammar, Repeat, Seam, Seq
 
 WORDS = ["".join(p) for n in range(5) for p in itertools.product("ab", repeat=n)]
 
@@ -206,13 +207,9 @@ def test_native_build_is_the_nfa_construction_s_automaton(pattern: str) -> None:
     assert (direct.trans, direct.accept) == (plain.trans, plain.accept)  # minimal, numbered alike
 
 
-_LEAVES = st.one_of(
-    st.lists(st.tuples(st.integers(0, 255), st.integers(0, 3)), min_size=1, max_size=3).map(
-        lambda rs: Bytes.of([(lo, min(lo + w, 255)) for lo, w in rs])
-    ),
-    st.just(Seam()),
-    st.just(Seq(())),
-)
+# Byte sets and small automata (the Automaton node: OP_AUTOMATON in the program), as the
+# differential grammar tests draw them, plus the empty string spelled both ways.
+_LEAVES = st.one_of(byte_sets(), byte_sets(), automata(), st.just(Seam()), st.just(Seq(())))
 
 
 def _composites(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
