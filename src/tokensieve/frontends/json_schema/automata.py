@@ -279,9 +279,9 @@ _MAX_LABELED_NFA_STATES = 200_000
 # Regex program opcodes (cpp/include/tokensieve/dfa.hpp): the native builder's input, the
 # same one the compiler gives it for the grammar's terminals.
 _OP_BYTES, _OP_SEQ, _OP_ALT, _OP_REPEAT, _OP_AUTOMATON = 0, 1, 2, 3, 4
-# The native builder's bound on the Thompson NFA it unrolls bounded repetitions into (its
-# DfaLimits default): past it, the automaton is too large here.
-_MAX_NFA_STATES = 2_000_000
+# The bound on the Thompson NFA the native builder unrolls bounded repetitions into: past
+# it, the automaton is too large here (the Python NFA it replaces had the same bound).
+_MAX_NFA_STATES = 200_000
 
 
 def _encode(expr: Expr, out: list[bytes], spans: dict[int, tuple[int, int]]) -> None:
