@@ -308,7 +308,13 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, 
         for it in expr.items:
             _emit(it, rules, out, memo)
     elif isinstance(expr, Repeat):
-        out.append(_words(OP_REPEAT, expr.min, -1 if expr.max is None else expr.max))
+        # Counts as MAX_COUNT says: an upper bound past it is no bound, a lower one refused.
+        if expr.min > MAX_COUNT:
+            raise LimitExceeded(
+                f"a repetition of at least {expr.min} copies needs more than max_nfa_states automaton states",
+                limit="max_nfa_states",
+            )
+        out.append(_words(OP_REPEAT, expr.min, native_max_count(expr.max)))
         _emit(expr.item, rules, out, memo)
     elif isinstance(expr, Ref):
         _emit(rules[expr.name], rules, out, memo)

@@ -185,3 +185,19 @@ def test_a_lower_bound_past_every_limit_is_refused_at_once(schema: dict[str, obj
     with pytest.raises(ts.LimitExceeded) as info:
         ts.Compiler(VOCAB).json_schema(schema, property_order=order)  # type: ignore[arg-type]
     assert info.value.limit == "max_productions"
+
+
+def test_a_pattern_bound_past_int32_inside_a_difference_is_no_bound() -> None:
+    # "not" of a pattern becomes a difference of regular languages, whose program carries the
+    # repetition's counts: an upper bound past int32 is no bound there too (it once escaped as
+    # an OverflowError from packing the program).
+    grammar = ts.Compiler(VOCAB).json_schema({"not": {"type": "string", "pattern": "^a{2,3000000000}$"}})
+    for text, allowed in ((b'"a"', True), (b'"aa"', False), (b'"aaaaaaaa"', False), (b'"a:a"', True)):
+        m = ts.Matcher(grammar)
+        assert (m.accept_bytes(text) and m.is_accepting()) == allowed
+
+
+def test_a_pattern_lower_bound_past_int32_inside_a_difference_is_refused_by_name() -> None:
+    with pytest.raises(ts.LimitExceeded) as info:
+        ts.Compiler(VOCAB).json_schema({"not": {"type": "string", "pattern": "^a{3000000000,}$"}})
+    assert info.value.limit == "max_nfa_states"

@@ -33,6 +33,7 @@ import numpy as np
 from ... import _core
 from ...errors import LimitExceeded
 from ...ir import (
+    MAX_COUNT,
     Alt,
     Automaton,
     Bytes,
@@ -305,7 +306,10 @@ def _encode(expr: Expr, out: list[bytes], spans: dict[int, tuple[int, int]]) -> 
     elif isinstance(expr, Seam):  # the empty string
         out.append(_pack(_OP_SEQ, 0))
     elif isinstance(expr, Repeat):
-        out.append(_pack(_OP_REPEAT, expr.min, -1 if expr.max is None else expr.max))
+        # Counts as MAX_COUNT says: an upper bound past it is no bound; a lower one is too large.
+        if expr.min > MAX_COUNT:
+            raise OverflowError("automaton too large")
+        out.append(_pack(_OP_REPEAT, expr.min, -1 if expr.max is None or expr.max > MAX_COUNT else expr.max))
         _encode(expr.item, out, spans)
     elif isinstance(expr, Automaton):
         header = [_OP_AUTOMATON, len(expr.states)]
