@@ -9,8 +9,8 @@ generates: it writes the C sources under OUT_DIR and ``OUT_DIR/extensions.cmake`
 declares one Python module target per extension (the shared code module and one small
 module per compiled file) and where the wheel installs it.
 
-The list below is the modules that compile and pay: IR construction, the regex and JSON Schema
-front-ends, their automata, and the lowering.
+The list below is the modules that compile and pay: IR construction and its regex programs,
+the regex and JSON Schema front-ends, their automata, and the lowering.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from pathlib import Path
 
 MODULES = [
     "tokensieve/ir.py",
+    "tokensieve/program.py",
     "tokensieve/compiler/lower.py",
     "tokensieve/compiler/terminal_cache.py",
     "tokensieve/frontends/charsets.py",

@@ -23,7 +23,6 @@ nonterminal ``n``, ``-(t + 1)`` is terminal ``t``.
 
 from __future__ import annotations
 
-import struct
 import sys
 import time
 from array import array
@@ -49,11 +48,18 @@ from ..ir import (
     Unordered,
 )
 from ..limits import Limits
+from ..program import (
+    OP_ALT,
+    OP_AUTOMATON,
+    OP_BYTES,
+    OP_DIFFERENCE,
+    OP_SEQ,
+    native_max_count,
+    repeat_words,
+)
+from ..program import words as _words
 
 __all__ = ["Fragment", "LoweredGrammar", "lower", "regex_program"]
-
-# Regex program opcodes (cpp/include/tokensieve/dfa.hpp).
-OP_BYTES, OP_SEQ, OP_ALT, OP_REPEAT, OP_AUTOMATON, OP_DIFFERENCE = 0, 1, 2, 3, 4, 5
 
 # Programs travel as native-endian int32 words in ``bytes`` (see :func:`_program`).
 # A terminal builder: (regex program, state budget, subset-construction cap) -> DfaTokenIndex
@@ -259,32 +265,7 @@ def _program(expr: Expr, rules: dict[str, Expr], memo: dict[int, bytes]) -> byte
     return out[0] if len(out) == 1 else b"".join(out)
 
 
-if array("i").itemsize != 4:  # programs are int32 words for the native builder
-    raise ImportError("tokensieve needs a platform whose C int has 32 bits")
-
-
-# Packers for short runs of native int32 words (a node's header, a byte set's ranges): a
-# prepared struct packs three words in half the time a new array takes.
-_PACKERS = [struct.Struct(f"={n}i") for n in range(17)]
-
-
-def _words(*values: int) -> bytes:
-    if len(values) < len(_PACKERS):
-        try:
-            packed: bytes = _PACKERS[len(values)].pack(*values)
-            return packed
-        except struct.error:
-            pass  # a value past int32: the array below raises its OverflowError, as ever
-    return array("i", values).tobytes()
-
-
 _EMPTY_SEQ = _words(OP_SEQ, 0)
-
-
-def native_max_count(max_count: int | None) -> int:
-    """An upper count bound as the native parser and counters take it: -1 for none, which a
-    bound past :data:`~tokensieve.ir.MAX_COUNT` is too."""
-    return -1 if max_count is None or max_count > MAX_COUNT else max_count
 
 
 def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, bytes]) -> None:
@@ -308,13 +289,7 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, 
         for it in expr.items:
             _emit(it, rules, out, memo)
     elif isinstance(expr, Repeat):
-        # Counts as MAX_COUNT says: an upper bound past it is no bound, a lower one refused.
-        if expr.min > MAX_COUNT:
-            raise LimitExceeded(
-                f"a repetition of at least {expr.min} copies needs more than max_nfa_states automaton states",
-                limit="max_nfa_states",
-            )
-        out.append(_words(OP_REPEAT, expr.min, native_max_count(expr.max)))
+        out.append(repeat_words(expr.min, expr.max))
         _emit(expr.item, rules, out, memo)
     elif isinstance(expr, Ref):
         _emit(rules[expr.name], rules, out, memo)

@@ -18,8 +18,9 @@ from .. import _core
 from ..errors import LimitExceeded
 from ..ir import MAX_COUNT
 from ..limits import Limits
+from ..program import OP_DIFFERENCE, native_max_count
 from ..vocabulary import Vocabulary
-from .lower import OP_DIFFERENCE, Fragment, native_max_count
+from .lower import Fragment
 from .native_vocab import native_vocabulary, string_slice
 
 __all__ = ["TerminalCache"]

@@ -21,7 +21,6 @@ twin, so a chain of operations converts only its first operands and its result.
 
 from __future__ import annotations
 
-import struct
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -33,7 +32,6 @@ import numpy as np
 from ... import _core
 from ...errors import LimitExceeded
 from ...ir import (
-    MAX_COUNT,
     Alt,
     Automaton,
     Bytes,
@@ -49,8 +47,9 @@ from ...ir import (
     Unordered,
     codepoints,
 )
+from ...program import OP_ALT, OP_AUTOMATON, OP_BYTES, OP_SEQ, repeat_words, words
 from .labeled import LabeledGraph, byte_set
-from .nfa import NFA, Edge, NotRegular
+from .nfa import MAX_NFA_STATES, NFA, Edge, NotRegular
 
 __all__ = ["DFA", "LabeledGraph", "NotRegular", "dfa_from_expr", "expr_size", "utf8_strings"]
 
@@ -163,12 +162,7 @@ class DFA:
 
     def labeled(self) -> LabeledGraph:
         """This DFA as a graph whose edge labels are byte sets."""
-        edges: list[dict[int, Expr]] = []
-        for row in self.trans:
-            groups: dict[int, list[tuple[int, int]]] = {}
-            for lo, hi, t in row:
-                groups.setdefault(t, []).append((lo, hi))
-            edges.append({t: byte_set(tuple(r)) for t, r in groups.items()})
+        edges: list[dict[int, Expr]] = [dict(_labels_by_target(row)) for row in self.trans]
         return LabeledGraph(edges, list(self.accept))
 
     def to_automaton(self) -> Automaton:
@@ -176,7 +170,7 @@ class DFA:
         ``self.labeled().to_automaton()`` gives (states in the order that discovers them,
         each row's targets in the order of their lowest byte), without the Thompson NFA and
         its closures, which a graph whose labels are byte sets does not need."""
-        if len(self.accept) + 1 > _MAX_LABELED_NFA_STATES:  # where that NFA would overflow
+        if len(self.accept) + 1 > MAX_NFA_STATES:  # where that NFA would overflow
             raise OverflowError("automaton too large")
         index = {0: 0}
         order = [0]
@@ -185,15 +179,12 @@ class DFA:
         while i < len(order):
             s = order[i]
             i += 1
-            groups: dict[int, list[tuple[int, int]]] = {}
-            for lo, hi, t in self.trans[s]:
-                groups.setdefault(t, []).append((lo, hi))
             row = []
-            for t, ranges in groups.items():
+            for t, label in _labels_by_target(self.trans[s]):
                 if t not in index:
                     index[t] = len(order)
                     order.append(t)
-                row.append((byte_set(tuple(ranges)), index[t]))
+                row.append((label, index[t]))
             rows.append((self.accept[s], tuple(row)))
         return Automaton(tuple(rows))
 
@@ -236,6 +227,14 @@ class DFA:
         return sorted(words)
 
 
+def _labels_by_target(row: list[Edge]) -> list[tuple[int, Bytes]]:
+    """A DFA row as one byte-set label per target, targets in the order of their lowest byte."""
+    groups: dict[int, list[tuple[int, int]]] = {}
+    for lo, hi, t in row:
+        groups.setdefault(t, []).append((lo, hi))
+    return [(t, byte_set(tuple(r))) for t, r in groups.items()]
+
+
 _DFA_CACHE: OrderedDict[int, tuple[Expr, DFA]] = OrderedDict()
 _DFA_CACHE_SIZE = 512
 _DFA_LOCK = threading.Lock()
@@ -264,25 +263,14 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
         _remember(expr, known)
         return known
     chunks: list[bytes] = []
-    _encode(expr, chunks, {})
     try:
-        native = _core.build_dfa(np.frombuffer(b"".join(chunks), dtype=np.int32), _MAX_NFA_STATES, max_states)
+        _encode(expr, chunks, {})
+        native = _core.build_dfa(np.frombuffer(b"".join(chunks), dtype=np.int32), MAX_NFA_STATES, max_states)
     except LimitExceeded:
         raise OverflowError("automaton too large") from None
     dfa = DFA._from_native(native)
     _remember(expr, dfa)
     return dfa
-
-
-# The states of the Thompson NFA LabeledGraph.to_automaton builds (NFA's default bound).
-_MAX_LABELED_NFA_STATES = 200_000
-
-# Regex program opcodes (cpp/include/tokensieve/dfa.hpp): the native builder's input, the
-# same one the compiler gives it for the grammar's terminals.
-_OP_BYTES, _OP_SEQ, _OP_ALT, _OP_REPEAT, _OP_AUTOMATON = 0, 1, 2, 3, 4
-# The bound on the Thompson NFA the native builder unrolls bounded repetitions into: past
-# it, the automaton is too large here (the Python NFA it replaces had the same bound).
-_MAX_NFA_STATES = 200_000
 
 
 def _encode(expr: Expr, out: list[bytes], spans: dict[int, tuple[int, int]]) -> None:
@@ -298,26 +286,23 @@ def _encode(expr: Expr, out: list[bytes], spans: dict[int, tuple[int, int]]) -> 
         return
     start = len(out)
     if isinstance(expr, Bytes):
-        out.append(_pack(_OP_BYTES, len(expr.ranges), *[b for r in expr.ranges for b in r]))
+        out.append(words(OP_BYTES, len(expr.ranges), *[b for r in expr.ranges for b in r]))
     elif isinstance(expr, (Seq, Alt)):
-        out.append(_pack(_OP_SEQ if isinstance(expr, Seq) else _OP_ALT, len(expr.items)))
+        out.append(words(OP_SEQ if isinstance(expr, Seq) else OP_ALT, len(expr.items)))
         for item in expr.items:
             _encode(item, out, spans)
     elif isinstance(expr, Seam):  # the empty string
-        out.append(_pack(_OP_SEQ, 0))
+        out.append(words(OP_SEQ, 0))
     elif isinstance(expr, Repeat):
-        # Counts as MAX_COUNT says: an upper bound past it is no bound; a lower one is too large.
-        if expr.min > MAX_COUNT:
-            raise OverflowError("automaton too large")
-        out.append(_pack(_OP_REPEAT, expr.min, -1 if expr.max is None or expr.max > MAX_COUNT else expr.max))
+        out.append(repeat_words(expr.min, expr.max))  # (LimitExceeded past MAX_COUNT copies)
         _encode(expr.item, out, spans)
     elif isinstance(expr, Automaton):
-        header = [_OP_AUTOMATON, len(expr.states)]
+        header = [OP_AUTOMATON, len(expr.states)]
         for accepting, edges in expr.states:
             header.append(1 if accepting else 0)
             header.append(len(edges))
             header.extend([target for _, target in edges])
-        out.append(_pack(*header))
+        out.append(words(*header))
         for _, edges in expr.states:
             for label, _ in edges:
                 _encode(label, out, spans)
@@ -326,14 +311,6 @@ def _encode(expr: Expr, out: list[bytes], spans: dict[int, tuple[int, int]]) -> 
     else:  # pragma: no cover - the Expr union is closed
         raise TypeError(f"not an IR expression: {expr!r}")
     spans[id(expr)] = (start, len(out))
-
-
-def _pack(*words: int) -> bytes:
-    """Native int32 words (struct.error, an OverflowError here, past 32 bits)."""
-    try:
-        return struct.pack(f"={len(words)}i", *words)
-    except struct.error:
-        raise OverflowError("a count past 32 bits: automaton too large") from None
 
 
 def _size_up_to(expr: Expr, cap: int) -> int:

@@ -43,10 +43,14 @@ class Fragment:
     eps: list[list[int]]
 
 
+# The most states an automaton built here may have (past it: OverflowError, "too large").
+MAX_NFA_STATES = 200_000
+
+
 class NFA:
     """Thompson NFA: byte-range edges plus epsilon edges."""
 
-    def __init__(self, max_states: int = 200_000) -> None:
+    def __init__(self, max_states: int = MAX_NFA_STATES) -> None:
         self.edges: list[list[Edge]] = []
         self.eps: list[list[int]] = []
         self.max_states = max_states
