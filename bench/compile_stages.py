@@ -1,13 +1,14 @@
 """Where tokensieve's compile time goes, stage by stage, on MaskBench schemas.
 
     .venv/bin/python bench/compile_stages.py [--sample N] [--repeat N] [--cold] [--faults]
-        [--profile TOP] [--slowest K] [--json PATH]
+        [--profile TOP] [--slowest K] [--json PATH] [--property-order any|declared]
 
 It measures the installed package when there is one (its compile path compiled by mypyc),
 else the development tree; ``PYTHONPATH=src`` picks the development tree (plain Python).
 
 For each schema (sorted; an even ``--sample`` of them), in one process with one terminal
-cache as in ``bench/compare.py``'s worker, times each stage of a compile:
+cache as in ``bench/compare.py``'s worker, times each stage of a compile (with
+``property_order="any"`` as there, or ``--property-order declared``, the library's default):
 
 - ``frontend``: JSON Schema -> grammar IR (``json_schema_to_grammar``);
 - ``lower``: IR -> terminals and productions (``compiler.lower``), its Python work alone;
@@ -65,17 +66,21 @@ STAGES = ("frontend", "lower", "terminals", "native", "first_mask")
 
 
 def compile_in_stages(
-    schema: Any, cache: TerminalCache, limits: ts.Limits, faults: dict[str, float] | None = None
+    schema: Any,
+    cache: TerminalCache,
+    limits: ts.Limits,
+    faults: dict[str, float] | None = None,
+    property_order: str = "any",
 ) -> dict[str, float]:
     """Seconds of process CPU per stage for one schema (raises what the compiler raises), with
     the garbage collector paused as a ``Compiler`` pauses it; ``faults``, when given, receives
     the minor page faults of each stage of the same compile."""
     with gc_paused():
-        return _stages(schema, cache, limits, faults)
+        return _stages(schema, cache, limits, faults, property_order)
 
 
 def _stages(
-    schema: Any, cache: TerminalCache, limits: ts.Limits, faults: dict[str, float] | None
+    schema: Any, cache: TerminalCache, limits: ts.Limits, faults: dict[str, float] | None, property_order: str
 ) -> dict[str, float]:
     marks: list[int] = []  # fault counts, read at each clock reading when asked for
 
@@ -102,16 +107,25 @@ def _stages(
     t0 = clock()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        grammar = json_schema_to_grammar(schema, property_order="any")
+        grammar = json_schema_to_grammar(schema, property_order=property_order)  # type: ignore[arg-type]
     t1 = clock()
     lowered = lower(
-        grammar, timed(cache.get), limits, timed(cache.get_counted), timed(cache.get_counted_units),
+        grammar,
+        timed(cache.get),
+        limits,
+        timed(cache.get_counted),
+        timed(cache.get_counted_units),
         fragments=cache.fragment,
     )
     t2 = clock()
     native = _core.CompiledGrammar(
-        cache.native_vocab, lowered.terminals, lowered.num_nonterminals, lowered.productions,
-        lowered.start, _native_limits(limits), lowered.unordered,
+        cache.native_vocab,
+        lowered.terminals,
+        lowered.num_nonterminals,
+        lowered.productions,
+        lowered.start,
+        _native_limits(limits),
+        lowered.unordered,
     )
     t3 = clock()
     matcher = _core.Matcher(native)
@@ -144,6 +158,12 @@ def main() -> None:
     ap.add_argument("--profile", type=int, default=0, help="print the TOP functions by own time")
     ap.add_argument("--slowest", type=int, default=10, help="list the K slowest schemas")
     ap.add_argument("--json", type=Path, help="write per-schema stage times here")
+    ap.add_argument(
+        "--property-order",
+        choices=("any", "declared"),
+        default="any",
+        help="the front-end's property order (default any, as compare.py; declared is the library's default)",
+    )
     args = ap.parse_args()
 
     files = sample_evenly(sorted(MASKBENCH_DEV.glob("*.json")), args.sample)
@@ -164,7 +184,7 @@ def main() -> None:
             profiler.enable()
         try:
             counted: dict[str, float] | None = {} if args.faults else None
-            rows.append((name, compile_in_stages(schema, cache, limits, counted)))
+            rows.append((name, compile_in_stages(schema, cache, limits, counted, args.property_order)))
             if counted is not None:
                 fault_rows.append((name, counted))
         except (ts.TokensieveError, RecursionError):
@@ -183,7 +203,9 @@ def main() -> None:
         for name, _ in rows:
             best = {stage: float("inf") for stage in STAGES}
             for _ in range(args.repeat):
-                for stage, seconds in compile_in_stages(by_name[name], cache, limits).items():
+                for stage, seconds in compile_in_stages(
+                    by_name[name], cache, limits, None, args.property_order
+                ).items():
                     best[stage] = min(best[stage], seconds)
             warm.append((name, best))
         _print_table(f"warm: per schema, the fastest of {args.repeat} more compiles", warm)

@@ -345,9 +345,11 @@ class Seam(_Node):
 
     A JSON object member ``"key" ws ":" ws value`` has a seam after its key: the key is
     particular to one schema, while ``ws ":" ws "string"`` recurs in every schema, so its
-    automaton and token index are built once per process instead of once per member. The
-    language never changes; a seam nested inside a part that becomes one terminal anyway is
-    ignored.
+    automaton and token index are built once per process instead of once per member. A
+    sequence with seams also cuts the sequence it is an item of (directly or through a rule
+    reference): it ends the run of items before it at its first seam and starts a new one
+    after its end. The language never changes; a seam inside an alternation or repetition
+    that becomes one terminal anyway is ignored.
     """
 
 

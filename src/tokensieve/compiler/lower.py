@@ -920,6 +920,15 @@ class _Lowering:
         piece of a key would be its own terminal and end at every character. A :class:`Seam`
         ends a run: the runs on either side become separate terminals, each reusable where
         it recurs.
+
+        An item that stands for a sequence with seams (a rule such as a JSON object member)
+        is cut at its seams here too, and the run ends after it: in a declared-order member
+        list ``ws "," ws member later-members`` the member's ``ws ":" ws value`` is then its
+        own terminal, shared by every member and schema with that value, instead of one
+        automaton for the comma, the key, the value and every later member together (a
+        terminal per member and per list tail, all different: on 600 MaskBench schemas in
+        declared order that made the compile time's p99 2.2 times and its sum 1.6 times what
+        they are with the cut).
         """
         out: list[int] = []
         run: list[Expr] = []
@@ -946,11 +955,19 @@ class _Lowering:
                 out.extend(self.symbols(it))
             run.clear()
 
-        for it in items:
-            if isinstance(it, Seam):
+        # Items still to place, last first; None marks the end of a seamed item's pieces.
+        pending: list[Expr | None] = list(reversed(items))
+        while pending:
+            it = pending.pop()
+            if it is None or isinstance(it, Seam):
                 flush()
             elif self.is_regular(it):
-                run.append(it)
+                seamed = self.seamed(it)
+                if seamed is None:
+                    run.append(it)
+                else:  # its pieces join the run, its seams cut it, and it ends one
+                    pending.append(None)
+                    pending.extend(reversed(seamed.items))
             else:
                 flush()
                 out.extend(self.symbols(it))

@@ -55,12 +55,20 @@ def test_a_seam_behind_a_rule_reference_cuts_too() -> None:
     assert len(lowered.terminals) == 2
 
 
-def test_a_seam_only_cuts_the_sequence_it_is_an_item_of() -> None:
-    # Hints, not boundaries: inside a larger regular sequence the rule is inlined whole.
+def test_a_seamed_item_cuts_the_sequence_around_it() -> None:
+    # "ba" SEAM "a" m "a" with m = "ab" SEAM "b": the run before m takes m's first piece, m's
+    # last piece ends a terminal, and the "a" after m starts a new one. (A sequence cut at its
+    # own seams is lowered run by run; one without seams would be tried as one terminal first.)
     member = seq(literal("ab"), SEAM, literal("b"))
-    grammar = Grammar(rules={"root": seq(Ref("m"), literal("a")), "m": member})
-    lowered, _ = _lower(grammar)
-    assert len(lowered.terminals) == 1
+    root = seq(literal("ba"), SEAM, literal("a"), Ref("m"), literal("a"))
+    grammar = Grammar(rules={"root": root, "m": member})
+    lowered, recorder = _lower(grammar)
+    assert len(lowered.terminals) == 4
+    assert len(recorder.programs) == 4  # "ba", "aab", "b", "a": no automaton spans a seam
+    compiled = ts.Compiler(VOCAB).grammar(grammar)
+    for text, ok in ((b"baaabba", True), (b"baaaba", False), (b"baaabb", False), (b"baaabbaa", False)):
+        m = ts.Matcher(compiled)
+        assert (m.accept_bytes(text) and m.is_accepting()) == ok, text
 
 
 def test_a_seam_inside_an_alternative_is_the_empty_string() -> None:
@@ -96,6 +104,31 @@ def test_member_values_share_one_automaton_across_schemas() -> None:
     # `ws ":" ws "string"` is the same automaton in both schemas; only keys are new.
     assert any(has_colon(p) for p in first & second)
     assert not any(has_colon(p) for p in second - first)
+
+
+def test_declared_order_members_share_their_value_automaton() -> None:
+    """In declaration order a member follows the comma of the member before it, in a sequence
+    with every later member: the member's seam still cuts that sequence, so its value part is
+    the automaton every other member and schema with that value uses."""
+    cache = TerminalCache(VOCAB, ts.Limits())
+    recorder = _Recorder(cache)
+
+    def members(names: list[str]) -> set[tuple[int, ...]]:
+        recorder.programs.clear()
+        schema = {"type": "object", "properties": {n: {"type": "string"} for n in names}}
+        lower(json_schema_to_grammar(schema), recorder, ts.Limits(), cache.get_counted)
+        return set(recorder.programs)
+
+    colon = (0, 1, ord(":"), ord(":"))  # OP_BYTES, one range, ':'..':'
+
+    def has_colon(program: tuple[int, ...]) -> bool:
+        return any(program[i : i + 4] == colon for i in range(len(program)))
+
+    first = {p for p in members(["alpha"]) if has_colon(p)}
+    second = {p for p in members(["beta", "gamma", "delta"]) if has_colon(p)}
+    # `ws ":" ws "string"` (and the other value automata) for one member are those of three
+    # members with other names: no automaton holds a key, a comma or a later member with them.
+    assert second == first
 
 
 def test_other_keys_share_their_string_automaton_across_schemas(monkeypatch: pytest.MonkeyPatch) -> None:
