@@ -57,7 +57,7 @@ import numpy as np  # noqa: E402
 import tokensieve as ts  # noqa: E402
 from bench.common import LLAMA3_TOKENIZER, MASKBENCH_DEV, release_free_memory, sample_evenly  # noqa: E402
 from tokensieve import _core  # noqa: E402
-from tokensieve.compiler.compiled import TerminalCache, _native_limits  # noqa: E402
+from tokensieve.compiler.compiled import TerminalCache, native_grammar  # noqa: E402
 from tokensieve.compiler.gc_pause import gc_paused  # noqa: E402
 from tokensieve.compiler.lower import lower  # noqa: E402
 from tokensieve.frontends.json_schema import json_schema_to_grammar  # noqa: E402
@@ -118,15 +118,7 @@ def _stages(
         fragments=cache.fragment,
     )
     t2 = clock()
-    native = _core.CompiledGrammar(
-        cache.native_vocab,
-        lowered.terminals,
-        lowered.num_nonterminals,
-        lowered.productions,
-        lowered.start,
-        _native_limits(limits),
-        lowered.unordered,
-    )
+    native = native_grammar(lowered, cache, limits)
     t3 = clock()
     matcher = _core.Matcher(native)
     mask = np.zeros((1, (cache.native_vocab.size + 31) // 32), dtype=np.int32)

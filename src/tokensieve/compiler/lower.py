@@ -927,8 +927,8 @@ class _Lowering:
         own terminal, shared by every member and schema with that value, instead of one
         automaton for the comma, the key, the value and every later member together (a
         terminal per member and per list tail, all different: on 600 MaskBench schemas in
-        declared order that made the compile time's p99 2.2 times and its sum 1.6 times what
-        they are with the cut).
+        declared order that made the compile time's p99 about 2.2 times and its sum 1.9 times
+        what they are with the cut, ``bench/compile_stages.py --property-order declared``).
         """
         out: list[int] = []
         run: list[Expr] = []

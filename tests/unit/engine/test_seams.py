@@ -35,6 +35,14 @@ class _Recorder:
         return self.cache.get(program, max_states, subset_cap)
 
 
+_COLON = (0, 1, ord(":"), ord(":"))  # OP_BYTES, one range, ':'..':'
+
+
+def _has_colon(program: tuple[int, ...]) -> bool:
+    """Whether a program (int32 words) reads a ':' byte on its own: a member's value part."""
+    return any(program[i : i + 4] == _COLON for i in range(len(program)))
+
+
 def _lower(grammar: Grammar, limits: ts.Limits | None = None) -> tuple[Any, _Recorder]:
     limits = limits or ts.Limits()
     cache = TerminalCache(VOCAB, limits)
@@ -96,14 +104,9 @@ def test_member_values_share_one_automaton_across_schemas() -> None:
     recorder.programs.clear()
     members(["gamma", "delta"])
     second = set(recorder.programs)
-    colon = (0, 1, ord(":"), ord(":"))  # OP_BYTES, one range, ':'..':'
-
-    def has_colon(program: tuple[int, ...]) -> bool:
-        return any(program[i : i + 4] == colon for i in range(len(program)))
-
     # `ws ":" ws "string"` is the same automaton in both schemas; only keys are new.
-    assert any(has_colon(p) for p in first & second)
-    assert not any(has_colon(p) for p in second - first)
+    assert any(_has_colon(p) for p in first & second)
+    assert not any(_has_colon(p) for p in second - first)
 
 
 def test_declared_order_members_share_their_value_automaton() -> None:
@@ -119,13 +122,8 @@ def test_declared_order_members_share_their_value_automaton() -> None:
         lower(json_schema_to_grammar(schema), recorder, ts.Limits(), cache.get_counted)
         return set(recorder.programs)
 
-    colon = (0, 1, ord(":"), ord(":"))  # OP_BYTES, one range, ':'..':'
-
-    def has_colon(program: tuple[int, ...]) -> bool:
-        return any(program[i : i + 4] == colon for i in range(len(program)))
-
-    first = {p for p in members(["alpha"]) if has_colon(p)}
-    second = {p for p in members(["beta", "gamma", "delta"]) if has_colon(p)}
+    first = {p for p in members(["alpha"]) if _has_colon(p)}
+    second = {p for p in members(["beta", "gamma", "delta"]) if _has_colon(p)}
     # `ws ":" ws "string"` (and the other value automata) for one member are those of three
     # members with other names: no automaton holds a key, a comma or a later member with them.
     assert second == first
