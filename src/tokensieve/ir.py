@@ -348,8 +348,10 @@ class Seam(_Node):
     automaton and token index are built once per process instead of once per member. A
     sequence with seams also cuts the sequence it is an item of (directly or through a rule
     reference): it ends the run of items before it at its first seam and starts a new one
-    after its end. The language never changes; a seam inside an alternation or repetition
-    that becomes one terminal anyway is ignored.
+    after its end. Nor is any other node holding a seam made one terminal (an alternation of
+    optional members, a repetition of objects, an object in a value): the compiler lowers it
+    by its structure, down to parts that hold none. The language never changes; a seam in an
+    operand of a :class:`Difference`, which is one automaton whatever it holds, is ignored.
     """
 
 

@@ -114,7 +114,7 @@ class _NodeFacts:
     schema), so each fact is derived once per node, not once per lowering.
     """
 
-    __slots__ = ("closed", "counted", "depth", "nfa_size", "program", "refs", "spelled_out")
+    __slots__ = ("closed", "counted", "depth", "nfa_size", "program", "refs", "seams", "spelled_out")
 
     def __init__(
         self,
@@ -124,6 +124,7 @@ class _NodeFacts:
         counted: bool = False,
         depth: int = 1,
         spelled_out: bool = False,
+        seams: bool = False,
     ) -> None:
         self.refs = refs  # rule names referenced inside (not followed)
         self.depth = depth  # nesting depth of the node's expressions (a reference counts 1)
@@ -134,6 +135,7 @@ class _NodeFacts:
         # _Lowering.is_word_list). A bounded repetition is finite too, but not a word list:
         # a string of up to 255 characters has no small automaton.
         self.spelled_out = spelled_out
+        self.seams = seams  # a Seam inside (references not followed)
         # Known only when the node references no rule (otherwise they depend on the grammar):
         self.nfa_size = nfa_size  # Thompson-NFA size, bounded repetitions unrolled
         self.program: bytes | None = None  # its regex program (int32 words), set when first emitted
@@ -211,13 +213,15 @@ def _derive_facts(expr: Expr, kids: tuple[Expr, ...]) -> _NodeFacts:
             size = None if size is None or p.nfa_size is None else size + p.nfa_size
         counted = any(p.counted for p in parts)
         spelled = all(p.spelled_out for p in parts)
-        return _NodeFacts(_union_refs(parts), all(p.closed for p in parts), size, counted, depth, spelled)
+        closed = all(p.closed for p in parts)
+        seams = any(p.seams for p in parts)
+        return _NodeFacts(_union_refs(parts), closed, size, counted, depth, spelled, seams)
     if isinstance(expr, Repeat):
         item = parts[0]
         copies = expr.max if expr.max is not None else max(expr.min, 1)
         size = None if item.nfa_size is None else 1 + item.nfa_size * copies
         spelled = item.spelled_out and expr.max is not None and expr.max <= 1
-        return _NodeFacts(item.refs, item.closed, size, item.counted, depth, spelled)
+        return _NodeFacts(item.refs, item.closed, size, item.counted, depth, spelled, item.seams)
     if isinstance(expr, CountedAutomaton):
         size = len(expr.units)
         for p in parts:
@@ -238,7 +242,7 @@ def _derive_facts(expr: Expr, kids: tuple[Expr, ...]) -> _NodeFacts:
     if isinstance(expr, Unordered):
         return _NodeFacts(_union_refs(parts), False, None, any(p.counted for p in parts), depth)
     if isinstance(expr, Seam):
-        return _NodeFacts(_NO_REFS, True, 0, spelled_out=True)
+        return _NodeFacts(_NO_REFS, True, 0, spelled_out=True, seams=True)
     return _NodeFacts(_NO_REFS, False, None)  # Special
 
 
@@ -406,6 +410,8 @@ class _Lowering:
         self.counted_rules: dict[str, bool] = {}
         self.regular_refs: dict[frozenset[str], bool] = {}  # by a node's references
         self.counted_refs: dict[frozenset[str], bool] = {}
+        self.seam_rules: dict[str, bool] = {}
+        self.seam_refs: dict[frozenset[str], bool] = {}
         self.rule_nt: dict[str, int] = {}
         self.expr_nt: dict[int, int] = {}
         self.terminal_of_program: dict[tuple[Any, ...], int | None] = {}
@@ -462,6 +468,32 @@ class _Lowering:
         if hit is None:
             hit = self.has_counted(self.rule_body(name))
             self.counted_rules[name] = hit
+        return hit
+
+    def has_seam(self, expr: Expr) -> bool:
+        """Whether a regular ``expr`` holds a :class:`Seam` (rules followed: none of them is
+        recursive). Such an expression is lowered by its structure and cut at its seams,
+        never made one terminal (see :meth:`_symbols`). A difference is one automaton
+        whatever it holds: it has none here."""
+        if isinstance(expr, Difference):
+            return False
+        facts = expr._lowering_facts or _facts(expr)
+        if facts.seams:
+            return True
+        refs = facts.refs
+        if not refs:
+            return False
+        hit = self.seam_refs.get(refs)
+        if hit is None:
+            hit = any(self.rule_has_seam(name) for name in refs)
+            self.seam_refs[refs] = hit
+        return hit
+
+    def rule_has_seam(self, name: str) -> bool:
+        hit = self.seam_rules.get(name)
+        if hit is None:
+            hit = self.has_seam(self.rule_body(name))
+            self.seam_rules[name] = hit
         return hit
 
     def rule_body(self, name: str) -> Expr:
@@ -865,9 +897,15 @@ class _Lowering:
         if isinstance(expr, Seam) or (isinstance(expr, Seq) and not expr.items):
             return []
         regular = self.is_regular(expr)
-        seamed = self.seamed(expr) if regular else None
-        if seamed is not None:
-            return self.seq_symbols(seamed.items)  # not one terminal: cut at the seams
+        if regular and self.has_seam(expr):
+            # Not one terminal: cut at the seams. A sequence with seams of its own is cut
+            # there; any other node holding one (a declared-order member list, an object
+            # nested in a value) is lowered by its structure below, down to the parts that
+            # hold none.
+            seamed = self.seamed(expr)
+            if seamed is not None:
+                return self.seq_symbols(seamed.items)
+            regular = False
         if regular:
             # A long repetition is cheaper with a counter even when its automaton would fit:
             # the unrolled automaton has a state, and so a token-index entry, per position.
@@ -929,6 +967,8 @@ class _Lowering:
         terminal per member and per list tail, all different: on 600 MaskBench schemas in
         declared order that made the compile time's p99 about 2.2 times and its sum 1.9 times
         what they are with the cut, ``bench/compile_stages.py --property-order declared``).
+        Any other regular item holding a seam (an optional member's list tail, an object in
+        a value) gets symbols of its own, lowered by its structure (see :meth:`_symbols`).
         """
         out: list[int] = []
         run: list[Expr] = []
@@ -961,14 +1001,16 @@ class _Lowering:
             it = pending.pop()
             if it is None or isinstance(it, Seam):
                 flush()
-            elif self.is_regular(it):
-                seamed = self.seamed(it)
-                if seamed is None:
-                    run.append(it)
-                else:  # its pieces join the run, its seams cut it, and it ends one
-                    pending.append(None)
-                    pending.extend(reversed(seamed.items))
-            else:
+                continue
+            regular = self.is_regular(it)
+            if regular and not self.has_seam(it):
+                run.append(it)
+                continue
+            seamed = self.seamed(it) if regular else None
+            if seamed is not None:  # its pieces join the run, its seams cut it, and it ends one
+                pending.append(None)
+                pending.extend(reversed(seamed.items))
+            else:  # not regular, or holding seams deeper down: symbols of its own
                 flush()
                 out.extend(self.symbols(it))
         flush()
@@ -1068,7 +1110,8 @@ class _Lowering:
         start = self.rule_symbol(self.grammar.start)
         while self.pending:
             nt, body = self.pending.pop()
-            alternatives = body.items if isinstance(body, Alt) and not self.is_regular(body) else (body,)
+            whole = self.is_regular(body) and not self.has_seam(body)
+            alternatives = body.items if isinstance(body, Alt) and not whole else (body,)
             for alt_expr in alternatives:
                 self.add_production(nt, self.symbols(alt_expr))
         self.out.start = start
