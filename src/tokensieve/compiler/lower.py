@@ -905,6 +905,9 @@ class _Lowering:
             seamed = self.seamed(expr)
             if seamed is not None:
                 return self.seq_symbols(seamed.items)
+            counted = self.counted_across_seams(expr)
+            if counted is not None:
+                return counted
             regular = False
         if regular:
             # A long repetition is cheaper with a counter even when its automaton would fit:
@@ -941,6 +944,21 @@ class _Lowering:
                 "a Difference needs regular operands (no recursive rule, no special token)", source="grammar"
             )
         return [self.expr_symbol(expr)]
+
+    def counted_across_seams(self, expr: Expr) -> list[int] | None:
+        """Symbols for a regular ``expr`` holding seams that is, or is a sequence holding, a
+        long repetition that suits a counter (an array of up to 100,000 small objects): a
+        counted terminal is worth more than what the seams would share, as an unrolled
+        repetition needs a parser rule per count. None otherwise."""
+        while isinstance(expr, Ref):
+            expr = self.rule_body(expr.name)
+        at_least = self.limits.min_counted_repeat
+        if isinstance(expr, Seq):
+            return self.counted_run(list(expr.items), at_least)
+        if _long_repeat(expr, self.rules, at_least):
+            t = self.try_counted(expr)
+            return None if t is None else [t]
+        return None
 
     def seamed(self, expr: Expr) -> Seq | None:
         """The sequence a regular ``expr`` stands for (rules followed: none is recursive) when

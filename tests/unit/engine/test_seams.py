@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 import tokensieve as ts
+from tokensieve import _core
 from tokensieve.compiler.compiled import TerminalCache
 from tokensieve.compiler.lower import lower
 from tokensieve.frontends.json_schema import json_schema_to_grammar
@@ -109,6 +110,28 @@ def test_optional_members_in_declared_order_keep_their_values_apart() -> None:
     compiled = ts.Compiler(VOCAB).grammar(grammar)
     cases = ((doc, True), (b'{"q":true,"r":true,"s":false}', True), (b"{}", True))
     for text, ok in (*cases, (b'{"s":true,"p":false}', False), (b'{"p":true,"p":true}', False)):
+        m = ts.Matcher(compiled)
+        assert (m.accept_bytes(text) and m.is_accepting()) == ok, text
+
+
+@pytest.mark.parametrize("order", ["declared", "any"])
+def test_a_long_repetition_of_objects_keeps_its_counter(order: str) -> None:
+    # The seams inside the objects do not keep a counter from the array: unrolled, up to
+    # 100,000 items would need a parser rule per count.
+    item = {
+        "type": "object",
+        "properties": {"a": {"type": "boolean"}},
+        "required": ["a"],
+        "additionalProperties": False,
+    }
+    grammar = json_schema_to_grammar(
+        {"type": "array", "items": item, "maxItems": 100_000}, property_order=order
+    )
+    lowered, _ = _lower(grammar)
+    assert any(isinstance(t, _core.CountedTerminal) for t in lowered.terminals)
+    assert len(lowered.productions) < 10
+    compiled = ts.Compiler(VOCAB).grammar(grammar)
+    for text, ok in ((b'[{"a":true},{"a":false}]', True), (b"[]", True), (b'[{"a":true},]', False)):
         m = ts.Matcher(compiled)
         assert (m.accept_bytes(text) and m.is_accepting()) == ok, text
 
