@@ -455,20 +455,7 @@ class _Lowering:
         if facts.counted:
             return True
         refs = facts.refs
-        if not refs:
-            return False
-        hit = self.counted_refs.get(refs)
-        if hit is None:
-            hit = any(self.rule_has_counted(name) for name in refs)
-            self.counted_refs[refs] = hit
-        return hit
-
-    def rule_has_counted(self, name: str) -> bool:
-        hit = self.counted_rules.get(name)
-        if hit is None:
-            hit = self.has_counted(self.rule_body(name))
-            self.counted_rules[name] = hit
-        return hit
+        return bool(refs) and self.rules_hold(refs, self.counted_refs, self.counted_rules, self.has_counted)
 
     def has_seam(self, expr: Expr) -> bool:
         """Whether a regular ``expr`` holds a :class:`Seam` (rules followed: none of them is
@@ -481,19 +468,31 @@ class _Lowering:
         if facts.seams:
             return True
         refs = facts.refs
-        if not refs:
-            return False
-        hit = self.seam_refs.get(refs)
-        if hit is None:
-            hit = any(self.rule_has_seam(name) for name in refs)
-            self.seam_refs[refs] = hit
-        return hit
+        return bool(refs) and self.rules_hold(refs, self.seam_refs, self.seam_rules, self.has_seam)
 
-    def rule_has_seam(self, name: str) -> bool:
-        hit = self.seam_rules.get(name)
+    def rules_hold(
+        self,
+        refs: frozenset[str],
+        by_refs: dict[frozenset[str], bool],
+        by_rule: dict[str, bool],
+        body_holds: Callable[[Expr], bool],
+    ) -> bool:
+        """Whether the body of some rule in ``refs`` holds what ``body_holds`` looks for
+        (:meth:`has_counted`, :meth:`has_seam`), remembered by reference set (many nodes
+        share one) and by rule. The rules of a regular node are not recursive, so the walk
+        down their references ends."""
+        hit = by_refs.get(refs)
         if hit is None:
-            hit = self.has_seam(self.rule_body(name))
-            self.seam_rules[name] = hit
+            hit = False
+            for name in refs:
+                held = by_rule.get(name)
+                if held is None:
+                    held = body_holds(self.rule_body(name))
+                    by_rule[name] = held
+                if held:
+                    hit = True
+                    break
+            by_refs[refs] = hit
         return hit
 
     def rule_body(self, name: str) -> Expr:
