@@ -6,6 +6,7 @@ import pytest
 
 from tokensieve.errors import UnsupportedSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.ir import Ref
 
 from .helpers import check
 
@@ -72,3 +73,32 @@ def test_if_then_else() -> None:
         [{"t": "n", "v": "x"}, {"v": "x"}, {"t": "s", "v": 1}],
         property_order="any",
     )
+
+
+def test_objects_merged_by_all_of_share_their_rules() -> None:
+    # A base object merged into three extensions: its member "k" is one rule, not one per
+    # merge, and "a", whose schema meets the base's in y and z alike (two equal but
+    # distinct schema objects), is one merged rule, z's name standing for y's.
+    base = {"type": "object", "properties": {"a": {"type": "string"}, "k": {"type": "boolean"}}}
+    schema = {
+        "type": "object",
+        "definitions": {"base": base},
+        "properties": {
+            "x": {"allOf": [{"$ref": "#/definitions/base"}, {"properties": {"b": {"type": "integer"}}}]},
+            "y": {"allOf": [{"$ref": "#/definitions/base"}, {"properties": {"a": {"maxLength": 2}}}]},
+            "z": {"allOf": [{"$ref": "#/definitions/base"}, {"properties": {"a": {"maxLength": 2}}}]},
+        },
+        "additionalProperties": False,
+    }
+    for order in ("any", "declared"):
+        grammar = json_schema_to_grammar(schema, property_order=order)
+        members = [body for name, body in grammar.rules.items() if name.startswith("member_")]
+        assert len(members) == len(set(members))
+        merges = [body for name, body in grammar.rules.items() if name.startswith("all_of_")]
+        assert sum(isinstance(body, Ref) for body in merges) == 1  # z's merge of "a" is y's
+        check(
+            schema,
+            [{"x": {"a": "long", "k": True, "b": 1}, "y": {"a": "ab"}, "z": {"a": "", "k": False}}],
+            [{"x": {"a": 1}}, {"y": {"a": "abc"}}, {"z": {"a": "abc"}}, {"z": {"k": 1}}],
+            property_order=order,
+        )

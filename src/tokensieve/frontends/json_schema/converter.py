@@ -185,6 +185,7 @@ class Converter:
         self._inlining: list[int] = []
         self._validator: Any = None
         self._names = 0
+        self._shared_rules: dict[Expr, Ref] = {}
         self._depth = 0  # $ref rules being built, nested
         self._deferred: list[tuple[str, Location]] = []
         self.memo: dict[Any, Any] = {}
@@ -236,6 +237,17 @@ class Converter:
             name = f"{hint}_{self._names}"
             if name not in self.grammar.rules:
                 return name
+
+    def shared_rule(self, hint: str, body: Expr) -> Ref:
+        """A rule for ``body``, one per distinct body in this conversion: the same member
+        (key and value) met again, as where ``allOf`` merges a base object's properties into
+        each object that extends it, is the same rule, lowered once. (WashingtonPost's
+        schemas made 2,069 member rules with 847 distinct bodies.)"""
+        ref = self._shared_rules.get(body)
+        if ref is None:
+            ref = self.grammar.add(self.fresh_name(hint), body)
+            self._shared_rules[body] = ref
+        return ref
 
     # -- errors and relaxation --------------------------------------------------------
 
@@ -331,11 +343,17 @@ class Converter:
             body = composition.conjunction_value(self, conj) if conj else self.any_value()
         except UnsatisfiableSchemaError:
             body = NOTHING
-        self.grammar.rules[name] = body
         if body == NOTHING:
+            self.grammar.rules[name] = body
             self._all_of_rules[key] = (NOTHING, parts)
             return NOTHING
-        return Ref(name)
+        # Other combinations of schemas often come to the same body (a base object merged
+        # into each object that extends it): those share one rule. This name then stands
+        # for that rule, for the references made to it while its body was built.
+        ref = self._shared_rules.setdefault(body, Ref(name))
+        self.grammar.rules[name] = body if ref.name == name else ref
+        self._all_of_rules[key] = (ref, parts)
+        return ref
 
     def any_value(self) -> Expr:
         """Any JSON value (the schema ``true``), as a recursive rule of this grammar.

@@ -129,7 +129,7 @@ def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
 
     A seam after the key lets the compiler keep the key's automaton apart from
     ``ws : ws value``, which recurs across members and schemas and so is built once."""
-    return conv.grammar.add(conv.fresh_name("member"), seq(key, SEAM, conv.ws, literal(":"), conv.ws, value))
+    return conv.shared_rule("member", seq(key, SEAM, conv.ws, literal(":"), conv.ws, value))
 
 
 def _subschema(loc: Location, key: str, *path: str) -> Location:
