@@ -102,3 +102,21 @@ def test_objects_merged_by_all_of_share_their_rules() -> None:
             [{"x": {"a": 1}}, {"y": {"a": "abc"}}, {"z": {"a": "abc"}}, {"z": {"k": 1}}],
             property_order=order,
         )
+
+
+def test_a_schema_met_twice_at_one_location_is_not_merged_with_itself() -> None:
+    # "a" meets the base's schema through b and through c: the same schema twice, which is
+    # that schema's own rule, not a merge of it with itself. (Declared order: b's own members
+    # first, then those of the base, then c's.)
+    schema = {
+        "definitions": {
+            "base": {"type": "object", "properties": {"a": {"type": "string", "maxLength": 3}}},
+            "b": {"allOf": [{"$ref": "#/definitions/base"}], "properties": {"b": {"type": "integer"}}},
+            "c": {"allOf": [{"$ref": "#/definitions/base"}], "properties": {"c": {"type": "integer"}}},
+        },
+        "allOf": [{"$ref": "#/definitions/b"}, {"$ref": "#/definitions/c"}],
+    }
+    for order in ("any", "declared"):
+        grammar = json_schema_to_grammar(schema, property_order=order)
+        assert not [name for name in grammar.rules if name.startswith("all_of_")]
+        check(schema, [{"b": 1, "a": "abc", "c": 2}, {}], [{"a": "abcd"}, {"b": "1"}], property_order=order)
