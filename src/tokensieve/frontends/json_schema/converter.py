@@ -324,15 +324,14 @@ class Converter:
         """
         if not parts:
             return self.any_value()
-        if len(parts) > 1:
-            # A schema met twice at one location (a base object reached through two of the
-            # conjuncts that extend it) adds nothing the second time: X and X is X, and the
-            # rule for X alone is shared by every other use. (WashingtonPost wp_0: 420 of 642
-            # merges held a part twice, 345 nothing else.)
-            unique: dict[tuple[int, BaseURI], Location] = {}
-            for part in parts:
-                unique.setdefault((id(part.schema), part.base), part)
-            parts = list(unique.values())
+        # A schema met twice at one location (a base object reached through two of the
+        # conjuncts that extend it) adds nothing the second time: X and X is X, and the rule
+        # for X alone is shared by every other use. (WashingtonPost wp_0: 420 of 642 merges
+        # held a part twice, 345 nothing else.)
+        by_key: dict[tuple[int, BaseURI], Location] = {}
+        for part in parts:
+            by_key.setdefault((id(part.schema), part.base), part)
+        parts = list(by_key.values())
         if len(parts) == 1:
             # One rule per subschema met at a value position: an inline schema reached again
             # through inlined references (anyOf [{$ref: A}] inside A) then ends in recursion.
@@ -340,7 +339,7 @@ class Converter:
                 return self.ref_rule(parts[0])
             except UnsatisfiableSchemaError:
                 return NOTHING
-        key = tuple((id(p.schema), p.base) for p in parts)
+        key = tuple(by_key)
         if key in self._all_of_rules:
             return self._all_of_rules[key][0]
         name = self.fresh_name("all_of")
