@@ -169,3 +169,19 @@ def test_disjoint_through_nested_one_of_and_property_counts() -> None:
         [{"x": True}, {}, {"type": "vcs"}, {"type": "git", "url": 1}, {"type": False, "url": 1}],
         property_order="any",
     )
+
+
+def test_listed_values_are_compared_by_json_equality_with_the_other_side() -> None:
+    conv = _conv(True)
+    here = conv.resolver.root_location()
+
+    def loc(*parts: object) -> list[Location]:
+        return [Location(s, "", here.base) for s in parts]
+
+    big = list(range(2, 500))  # each side's own list is not re-checked value by value
+    assert not disjoint(conv, loc({"enum": [*big, 1]}), loc({"enum": ["x", 1.0]}))
+    assert disjoint(conv, loc({"enum": [*big, True]}), loc({"enum": ["x", 1]}))  # true is not 1
+    assert disjoint(conv, loc({"enum": ["ab", "c"]}), loc({"enum": ["ab", "c"]}, {"minLength": 3}))
+    assert not disjoint(conv, loc({"enum": ["ab", "c"]}, {"type": "string"}), loc({"enum": [["q"], "c"]}))
+    assert disjoint(conv, loc({"enum": [{"k": 1}]}), loc({"enum": [{"k": 1.5}]}, {"type": "object"}))
+    assert not disjoint(conv, loc({"enum": [{"k": 1}]}), loc({"enum": [{"k": 1.0}]}, {"type": "object"}))

@@ -18,6 +18,7 @@ carries ``not`` of the branches it may overlap, which is exact where ``not`` is.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from decimal import Decimal
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
@@ -272,16 +273,21 @@ def _enum_values(conj: list[Location]) -> list[Any] | None:
                         seen.add(k)
                         values.append(v)
             else:
-                keys = {k for w in mine if (k := _scalar_key(w)) is not None}
-                others = [w for w in mine if _scalar_key(w) is None]
-                values = [v for v in values if _listed(v, keys, others)]
+                listed = listed_in(mine)
+                values = [v for v in values if listed(v)]
     return values
 
 
-def _listed(value: Any, scalars: set[tuple[str, Any]], others: list[Any]) -> bool:
-    """Whether ``value`` is among a list given as its scalars' keys and its other values."""
-    k = _scalar_key(value)
-    return k in scalars if k is not None else any(json_equal(value, w) for w in others)
+def listed_in(values: list[Any]) -> Callable[[Any], bool]:
+    """A test for membership in ``values`` (by JSON equality): scalars by key, in constant time."""
+    scalars = {k for w in values if (k := _scalar_key(w)) is not None}
+    others = [w for w in values if _scalar_key(w) is None]
+
+    def listed(value: Any) -> bool:
+        k = _scalar_key(value)
+        return k in scalars if k is not None else any(json_equal(value, w) for w in others)
+
+    return listed
 
 
 def _scalar_key(value: Any) -> tuple[str, Any] | None:

@@ -186,12 +186,23 @@ def _schemas(conj: list[Location]) -> list[Any]:
 def _disjoint_on(
     conv: Converter, a: list[Location], b: list[Location], group: frozenset[str], depth: int
 ) -> bool:
-    from .composition import _enum_values
+    from .composition import _enum_values, _without_listing, listed_in
 
     for mine, other in ((a, b), (b, a)):
         values = _enum_values(mine)
-        if values is not None and not any(
-            _in_group(v, group) and all(conv.is_valid(v, loc) for loc in [*mine, *other]) for v in values
+        if values is None:
+            continue
+        # The values are in every enum and const of `mine` already; those of `other` are
+        # looked up, and every schema is checked without its listing: a large enum checked
+        # value by value against its own list is quadratic.
+        theirs = _enum_values(other)
+        in_other = listed_in(theirs) if theirs is not None else None
+        rest = [_without_listing(conv, loc) for loc in [*mine, *other]]
+        if not any(
+            _in_group(v, group)
+            and (in_other is None or in_other(v))
+            and all(conv.is_valid(v, loc) for loc in rest)
+            for v in values
         ):
             return True
     if group == GROUPS[-1] and depth < _MAX_DEPTH and _objects_disjoint(conv, a, b, depth):
