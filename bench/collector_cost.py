@@ -1,0 +1,76 @@
+"""What a full garbage collection before a compile costs the compile that follows it.
+
+    .venv/bin/python -m bench.collector_cost [--sample N] [--extra-objects K]
+
+``bench/compare.py``'s worker runs ``gc.collect()`` before every compile so that no engine is
+charged for a collection of garbage it did not make; the collection itself is not timed. It
+still costs the compile after it: the collector walks every object it tracks, which evicts
+the CPU caches and TLB entries the compile would have found warm. The cost grows with the
+number of tracked objects, and a Python engine's process tracks far more of them (its own
+modules and caches) than a native engine's.
+
+This script compiles MaskBench schemas (one ``Compiler``, ``property_order="any"``, as the
+worker; each schema is new to the compiler) and times each compile with its first mask
+(process CPU time), with ``gc.collect()`` before it (``collect``, as the worker) or not
+(``none``). The two take turns over consecutive schemas: each schema is compiled once (a second
+compile would find its automata in the caches), so each preparation sees half of the sample,
+spread evenly over it, and a noisy machine moves both alike. ``--extra-objects K`` keeps K
+more tracked objects alive (a larger application heap). Not a benchmark against peers (that
+is ``compare.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import time
+import warnings
+
+import numpy as np
+
+import tokensieve as ts
+
+from .common import LLAMA3_TOKENIZER, MASKBENCH_DEV, sample_evenly
+
+PREPARATIONS = ("none", "collect")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sample", type=int, default=0, help="an even sample of N schemas (default: all)")
+    ap.add_argument("--extra-objects", type=int, default=0, help="keep this many more tracked objects alive")
+    args = ap.parse_args()
+
+    vocab = ts.Vocabulary.from_tokenizer_json(str(LLAMA3_TOKENIZER))
+    files = sample_evenly(sorted(MASKBENCH_DEV.glob("*.json")), args.sample)
+    sources = [json.dumps(json.loads(p.read_text(encoding="utf-8"))["schema"]) for p in files]
+    extra = [[i] for i in range(args.extra_objects)]  # lists are always tracked
+    times: dict[str, list[float]] = {how: [] for how in PREPARATIONS}
+    compiler = ts.Compiler(vocab)
+    for i, source in enumerate(sources):
+        how = PREPARATIONS[i % len(PREPARATIONS)]
+        if how == "collect":
+            gc.collect()
+        started = time.process_time()
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                grammar = compiler.json_schema(source, property_order="any")
+            matcher = ts.Matcher(grammar)
+            matcher.fill_bitmask(ts.allocate_bitmask(1, vocab.size), 0)
+        except (ts.TokensieveError, RecursionError):
+            continue
+        times[how].append(time.process_time() - started)
+    gc.collect()
+    tracked = len(gc.get_objects())
+    print(f"{len(sources)} schemas; tracked objects at the end: {tracked:,} ({len(extra):,} of them extra)")
+    print(f"{'before the compile':<20} {'n':>5} {'p50 (ms)':>9} {'p90 (ms)':>9} {'mean (ms)':>10}")
+    for how in PREPARATIONS:
+        a = np.array(times[how]) * 1e3
+        p50, p90 = np.percentile(a, [50, 90])
+        print(f"{how:<20} {len(a):>5} {p50:9.3f} {p90:9.2f} {a.mean():10.3f}")
+
+
+if __name__ == "__main__":
+    main()
