@@ -4,17 +4,19 @@
 
 ``bench/compare.py``'s worker runs ``gc.collect()`` before every compile so that no engine is
 charged for a collection of garbage it did not make; the collection itself is not timed. It
-still costs the compile after it: the collector walks every object it tracks, which evicts
-the CPU caches and TLB entries the compile would have found warm. The cost grows with the
-number of tracked objects, and a Python engine's process tracks far more of them (its own
-modules and caches) than a native engine's.
+still costs the compile after it: the collector walks every object it tracks, which pushes
+out of the CPU caches what the compile would have found there. The cost grows with the
+number of tracked objects, and tokensieve's caches of front-end expressions and automata
+keep hundreds of thousands of them once many schemas have been compiled.
 
-This script compiles MaskBench schemas (one ``Compiler``, ``property_order="any"``, as the
-worker; each schema is new to the compiler) and times each compile with its first mask
-(process CPU time), with ``gc.collect()`` before it (``collect``, as the worker) or not
-(``none``). The two take turns over consecutive schemas: each schema is compiled once (a second
-compile would find its automata in the caches), so each preparation sees half of the sample,
-spread evenly over it, and a noisy machine moves both alike. ``--extra-objects K`` keeps K
+This script compiles MaskBench schemas through the worker's own tokensieve adapter
+(``bench/peers/tokensieve_engine.py``: one ``Compiler``, ``property_order="any"``; each
+schema is new to the compiler) and times each compile with its first mask (process CPU time),
+with ``gc.collect()`` before it (``collect``, as the worker) or not (``none``). The worker's
+heap trim after the collection is left out, so that the figure is the collection's alone.
+The two take turns over consecutive schemas: each schema is compiled once (a second compile
+would find its automata in the caches), so each preparation sees half of the sample, spread
+evenly over it, and a noisy machine moves both alike. ``--extra-objects K`` keeps K
 more tracked objects alive (a larger application heap). Not a benchmark against peers (that
 is ``compare.py``).
 """
@@ -31,7 +33,8 @@ import numpy as np
 
 import tokensieve as ts
 
-from .common import LLAMA3_TOKENIZER, MASKBENCH_DEV, sample_evenly
+from .common import MASKBENCH_DEV, sample_evenly
+from .peers.tokensieve_engine import TokensieveEngine
 
 PREPARATIONS = ("none", "collect")
 
@@ -42,12 +45,11 @@ def main() -> None:
     ap.add_argument("--extra-objects", type=int, default=0, help="keep this many more tracked objects alive")
     args = ap.parse_args()
 
-    vocab = ts.Vocabulary.from_tokenizer_json(str(LLAMA3_TOKENIZER))
+    engine = TokensieveEngine()
     files = sample_evenly(sorted(MASKBENCH_DEV.glob("*.json")), args.sample)
     sources = [json.dumps(json.loads(p.read_text(encoding="utf-8"))["schema"]) for p in files]
     extra = [[i] for i in range(args.extra_objects)]  # lists are always tracked
     times: dict[str, list[float]] = {how: [] for how in PREPARATIONS}
-    compiler = ts.Compiler(vocab)
     for i, source in enumerate(sources):
         how = PREPARATIONS[i % len(PREPARATIONS)]
         if how == "collect":
@@ -56,9 +58,7 @@ def main() -> None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                grammar = compiler.json_schema(source, property_order="any")
-            matcher = ts.Matcher(grammar)
-            matcher.fill_bitmask(ts.allocate_bitmask(1, vocab.size), 0)
+                engine.session(engine.compile("json_schema", source)).fill()
         except (ts.TokensieveError, RecursionError):
             continue
         times[how].append(time.process_time() - started)
