@@ -52,6 +52,7 @@ __all__ = [
     "Special",
     "Unordered",
     "alt",
+    "byte_range",
     "codepoints",
     "literal",
     "optional",
@@ -126,6 +127,8 @@ class Bytes(_Node):
                 merged[-1][1] = max(merged[-1][1], hi)
             else:
                 merged.append([lo, hi])
+        if len(merged) == 1:
+            return byte_range(merged[0][0], merged[0][1])
         return Bytes(tuple((lo, hi) for lo, hi in merged))
 
     def complement(self) -> Bytes:
@@ -403,6 +406,26 @@ EMPTY: Expr = Seq(())
 NOTHING: Expr = Alt(())
 _SINGLE_BYTES: tuple[Bytes, ...] = tuple(Bytes(((b, b),)) for b in range(256))
 
+# One shared node per byte range lo..hi, made on first use (index ``lo << 8 | hi``). UTF-8
+# character classes, digit ranges and escapes are made of a few hundred distinct ranges but
+# build hundreds of thousands of nodes: sharing them keeps what the compiler derives from a
+# node (stored on the node) to one copy, and keeps the caches of expressions small for
+# Python's cyclic collector, which walks every node they hold at each full collection.
+_BYTE_RANGES: list[Bytes | None] = [None] * 65536
+for _b in range(256):
+    _BYTE_RANGES[_b << 8 | _b] = _SINGLE_BYTES[_b]
+
+
+def byte_range(lo: int, hi: int) -> Bytes:
+    """The (shared) node of one byte from ``lo`` to ``hi`` inclusive."""
+    if not 0 <= lo <= hi <= 255:
+        raise ValueError(f"bad byte range ({lo}, {hi})")
+    node = _BYTE_RANGES[lo << 8 | hi]
+    if node is None:  # (two threads may both make one: equal values, either is kept)
+        node = Bytes(((lo, hi),))
+        _BYTE_RANGES[lo << 8 | hi] = node
+    return node
+
 
 @dataclass
 class Grammar:
@@ -532,18 +555,18 @@ def _utf8_same_length(lo: int, hi: int) -> list[Expr]:
     a, b = _encode(lo), _encode(hi)
     n = len(a)
     if n == 1:
-        return [Bytes(((a[0], b[0]),))]
+        return [byte_range(a[0], b[0])]
     # Find the longest suffix where lo is all-minimal (0x80) and hi all-maximal (0xBF)
     # continuation bytes: that range is one sequence of byte ranges.
     for i in range(1, n):
         suffix_full = all(a[j] == 0x80 for j in range(i, n)) and all(b[j] == 0xBF for j in range(i, n))
         if suffix_full and a[: i - 1] == b[: i - 1]:
-            items: list[Expr] = [Bytes(((a[j], a[j]),)) for j in range(i - 1)]
-            items.append(Bytes(((a[i - 1], b[i - 1]),)))
-            items.extend(Bytes(((0x80, 0xBF),)) for _ in range(i, n))
+            items: list[Expr] = [_SINGLE_BYTES[a[j]] for j in range(i - 1)]
+            items.append(byte_range(a[i - 1], b[i - 1]))
+            items.extend(byte_range(0x80, 0xBF) for _ in range(i, n))
             return [seq(*items)]
     if a[: n - 1] == b[: n - 1]:
-        return [seq(*(Bytes(((c, c),)) for c in a[: n - 1]), Bytes(((a[-1], b[-1]),)))]
+        return [seq(*(_SINGLE_BYTES[c] for c in a[: n - 1]), byte_range(a[-1], b[-1]))]
     # Split at the boundary where the first differing byte changes.
     k = next(j for j in range(n) if a[j] != b[j])
     # Largest code point sharing a[:k+1] as prefix.

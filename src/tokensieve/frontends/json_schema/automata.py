@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from itertools import accumulate, chain
 from typing import Any
 
@@ -57,7 +57,7 @@ __all__ = ["DFA", "LabeledGraph", "NotRegular", "dfa_from_expr", "expr_size", "u
 # ----------------------------------------------------------------------------- DFA
 
 
-def _rows(rows: list[list[Edge]]) -> tuple[list[int], list[int], list[int], list[int]]:
+def _rows(rows: Sequence[Sequence[Edge]]) -> tuple[list[int], list[int], list[int], list[int]]:
     """Rows of range edges as the native builder takes them: row starts, then lo, hi, target."""
     edge_begin = list(accumulate(map(len, rows), initial=0))
     flat = list(chain.from_iterable(rows))
@@ -72,19 +72,60 @@ def _rows(rows: list[list[Edge]]) -> tuple[list[int], list[int], list[int], list
 _MAX_PRODUCT_STATES = 200_000
 
 
-@dataclass
-class DFA:
-    """A partial deterministic automaton over bytes; state 0 starts."""
+Rows = tuple[tuple[Edge, ...], ...]
 
-    trans: list[list[Edge]]
-    accept: list[bool]
-    # The native DFA of the same language, made on first use (minimal; numbered like this one
-    # when this one came out of an operation here).
-    _native: Any = field(default=None, compare=False, repr=False)
+
+class DFA:
+    """A partial deterministic automaton over bytes; state 0 starts.
+
+    Made either from rows of range edges (``DFA(trans, accept)``) or from a native DFA
+    (:meth:`_from_native`, what every operation here returns). The native one is made from
+    the rows on first use, the rows from the native one on first use: most automata here only
+    pass from one native operation to the next and never need their rows in Python. Rows are
+    tuples, not lists: the caches below keep thousands of automata alive, and Python's cyclic
+    collector stops tracking a tuple of numbers after its first pass over it, while it walks
+    every list at every full collection."""
+
+    def __init__(
+        self, trans: Sequence[Sequence[Edge]] | None, accept: Sequence[bool] | None, native: Any = None
+    ) -> None:
+        self._trans: Rows | None = None if trans is None else tuple(tuple(row) for row in trans)
+        self._accept: tuple[bool, ...] | None = None if accept is None else tuple(accept)
+        # The native DFA of the same language (minimal; numbered like this one when this one
+        # came out of an operation here).
+        self._native: Any = native
 
     @property
     def size(self) -> int:
-        return len(self.accept)
+        if self._accept is None:
+            return max(1, int(self._native.num_states))  # (the empty language: one state)
+        return len(self._accept)
+
+    @property
+    def trans(self) -> Rows:
+        """Per state, its edges ``(lo, hi, target)``: sorted, disjoint byte ranges."""
+        if self._trans is None:
+            self._unpack()
+        assert self._trans is not None
+        return self._trans
+
+    @property
+    def accept(self) -> tuple[bool, ...]:
+        """Per state, whether it accepts."""
+        if self._accept is None:
+            self._unpack()
+        assert self._accept is not None
+        return self._accept
+
+    def _unpack(self) -> None:
+        """The rows of the native DFA (two threads may both do it: they write equal values)."""
+        edge_begin, lo, hi, target, accepting = self._native.to_ranges()
+        if not accepting:  # the empty language
+            self._trans, self._accept = ((),), (False,)
+            return
+        edges = tuple(zip(lo, hi, target, strict=True))
+        self._trans = tuple(edges[edge_begin[s] : edge_begin[s + 1]] for s in range(len(accepting)))
+        self._accept = tuple(bool(a) for a in accepting)
 
     # -- construction -------------------------------------------------------------
 
@@ -104,12 +145,7 @@ class DFA:
 
     @staticmethod
     def _from_native(native: Any) -> DFA:
-        edge_begin, lo, hi, target, accepting = native.to_ranges()
-        if not accepting:  # the empty language
-            return DFA([[]], [False], native)
-        edges = list(zip(lo, hi, target, strict=True))
-        trans = [edges[edge_begin[s] : edge_begin[s + 1]] for s in range(len(accepting))]
-        return DFA(trans, [bool(a) for a in accepting], native)
+        return DFA(None, None, native)
 
     def native(self) -> Any:
         """The native DFA of this language (built from the rows the first time)."""
@@ -141,6 +177,8 @@ class DFA:
         return DFA._from_native(native)
 
     def is_empty(self) -> bool:
+        if self._native is not None:  # (minimal and trimmed: empty iff it has no start)
+            return bool(self._native.is_empty)
         return not any(self.accept[s] for s in self._reachable())
 
     def _reachable(self) -> set[int]:
@@ -227,7 +265,7 @@ class DFA:
         return sorted(words)
 
 
-def _labels_by_target(row: list[Edge]) -> list[tuple[int, Bytes]]:
+def _labels_by_target(row: Sequence[Edge]) -> list[tuple[int, Bytes]]:
     """A DFA row as one byte-set label per target, targets in the order of their lowest byte."""
     groups: dict[int, list[tuple[int, int]]] = {}
     for lo, hi, t in row:
@@ -238,7 +276,6 @@ def _labels_by_target(row: list[Edge]) -> list[tuple[int, Bytes]]:
 _DFA_CACHE: OrderedDict[int, tuple[Expr, DFA]] = OrderedDict()
 _DFA_CACHE_SIZE = 512
 _DFA_LOCK = threading.Lock()
-_DFA_BY_VALUE: OrderedDict[Expr, DFA] = OrderedDict()
 
 
 def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
@@ -246,9 +283,9 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
 
     Remembered per expression object (the same format or pattern language meets many
     negations and intersections); the entry keeps the expression alive, so its id is not
-    reused while cached. Behind that, remembered per expression *value* (IR nodes compare
-    and hash by content): operands rebuilt for every oneOf arm then still share one DFA
-    object, and with it the remembered products. DFAs are never modified in place.
+    reused while cached. Behind that, remembered per expression *value*, by its regex
+    program: operands rebuilt for every oneOf arm then still share one DFA object, and with
+    it the remembered products. DFAs are never modified in place.
     """
     with _DFA_LOCK:
         hit = _DFA_CACHE.get(id(expr))
@@ -256,21 +293,34 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
             _DFA_CACHE.move_to_end(id(expr))
             known: DFA | None = hit[1]
         else:
-            known = _DFA_BY_VALUE.get(expr)
+            known = None
+    program = b""
+    if known is None:
+        try:
+            program = _program(expr)
+        except LimitExceeded:
+            raise OverflowError("automaton too large") from None
+        with _DFA_LOCK:
+            known = _DFA_BY_PROGRAM.get(program) if program in _DFA_BY_PROGRAM else None
     if known is not None:
         if known.size > max_states:
             raise OverflowError("automaton too large")
-        _remember(expr, known)
+        _remember(expr, known, program)
         return known
-    chunks: list[bytes] = []
     try:
-        _encode(expr, chunks, {})
-        native = _core.build_dfa(np.frombuffer(b"".join(chunks), dtype=np.int32), MAX_NFA_STATES, max_states)
+        native = _core.build_dfa(np.frombuffer(program, dtype=np.int32), MAX_NFA_STATES, max_states)
     except LimitExceeded:
         raise OverflowError("automaton too large") from None
     dfa = DFA._from_native(native)
-    _remember(expr, dfa)
+    _remember(expr, dfa, program)
     return dfa
+
+
+def _program(expr: Expr) -> bytes:
+    """``expr``'s regex program: the native builder's input, and the key of its value."""
+    chunks: list[bytes] = []
+    _encode(expr, chunks, {})
+    return b"".join(chunks)
 
 
 def _encode(expr: Expr, out: list[bytes], spans: dict[int, tuple[int, int]]) -> None:
@@ -330,17 +380,21 @@ def _size_up_to(expr: Expr, cap: int) -> int:
     return min(size, cap)
 
 
-def _remember(expr: Expr, dfa: DFA) -> None:
-    """Cache ``dfa`` as the minimal DFA of ``expr`` (least recently used entries go first)."""
+def _remember(expr: Expr, dfa: DFA, program: bytes = b"") -> None:
+    """Cache ``dfa`` as the minimal DFA of ``expr``, whose regex program is ``program``
+    (computed here when not given; least recently used entries go first)."""
+    if not program:
+        try:
+            program = _program(expr)
+        except (LimitExceeded, NotRegular):  # (what only rules express: remembered by object)
+            program = b""
     with _DFA_LOCK:
         _DFA_CACHE[id(expr)] = (expr, dfa)
         _DFA_CACHE.move_to_end(id(expr))
         if len(_DFA_CACHE) > _DFA_CACHE_SIZE:
             _DFA_CACHE.popitem(last=False)
-        _DFA_BY_VALUE[expr] = dfa
-        _DFA_BY_VALUE.move_to_end(expr)
-        if len(_DFA_BY_VALUE) > _DFA_CACHE_SIZE:
-            _DFA_BY_VALUE.popitem(last=False)
+        if program:
+            _DFA_BY_PROGRAM.put(program, dfa, len(program))
 
 
 _PRODUCTS: OrderedDict[tuple[str, int, int], tuple[DFA, DFA, DFA]] = OrderedDict()
@@ -401,6 +455,14 @@ class _SizedLru:
             _, (_, evicted) = self._entries.popitem(last=False)
             self.total -= evicted
 
+
+# Bytes of regex program the automata remembered by expression value are keyed by, in all.
+# Keys are bytes, which the cyclic collector does not track: keyed by the expressions
+# themselves, 512 entries kept 200,000 tracked objects alive after the MaskBench dev split
+# (an automaton's states and edges are tuples of nodes), and the collector walked them all
+# at every full collection.
+_DFA_BY_PROGRAM_BUDGET = 32 << 20
+_DFA_BY_PROGRAM = _SizedLru(_DFA_BY_PROGRAM_BUDGET)
 
 # Expression nodes (``expr_size``) the remembered expressions of ``_regular_ir`` hold in all:
 # room for hundreds of small automata and the few largest of the dev split (34,000 nodes).

@@ -22,7 +22,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import EMPTY, NOTHING, Bytes, Expr, Grammar, Repeat, alt, literal, optional, seq
+from ...ir import EMPTY, NOTHING, Bytes, Expr, Grammar, Repeat, alt, byte_range, literal, optional, seq
 from .automata import DFA, dfa_from_expr
 from .digits import fixed_width
 
@@ -47,7 +47,7 @@ def any_number() -> Expr:
 
 
 def _digit_seq(digits: tuple[tuple[int, int], ...]) -> Expr:
-    return seq(*(Bytes(((0x30 + a, 0x30 + b),)) for a, b in digits))
+    return seq(*(byte_range(0x30 + a, 0x30 + b) for a, b in digits))
 
 
 @lru_cache(maxsize=1024)
@@ -105,7 +105,7 @@ def _frac_ge(f: str, strict: bool) -> Expr:
     if not f:
         return seq(literal("."), _DIGITS, _NONZERO, _DIGITS) if strict else _ANY_FRACTION
     options = [
-        seq(literal(f[:k]), Bytes(((0x31 + int(f[k]), 0x39),)), _DIGITS) for k in range(len(f)) if f[k] != "9"
+        seq(literal(f[:k]), byte_range(0x31 + int(f[k]), 0x39), _DIGITS) for k in range(len(f)) if f[k] != "9"
     ]
     options.append(seq(literal(f), _DIGITS, _NONZERO, _DIGITS) if strict else seq(literal(f), _DIGITS))
     return seq(literal("."), alt(*options))
@@ -117,7 +117,7 @@ def _frac_le(f: str, strict: bool) -> Expr:
     if not f:
         return NOTHING if strict else zeros
     options = [
-        seq(literal(f[:k]), Bytes(((0x30, 0x2F + int(f[k])),)), _DIGITS) for k in range(len(f)) if f[k] != "0"
+        seq(literal(f[:k]), byte_range(0x30, 0x2F + int(f[k])), _DIGITS) for k in range(len(f)) if f[k] != "0"
     ]
     options += [seq(literal(f[:k]), Repeat(literal("0"), 0, None)) for k in range(1, len(f))]
     if not strict:

@@ -78,7 +78,9 @@ def _clip(ranges: CpRanges, lo: int, hi: int) -> list[tuple[int, int]]:
     return [(max(a, lo), min(b, hi)) for a, b in ranges if max(a, lo) <= min(b, hi)]
 
 
+@lru_cache(maxsize=256)
 def _hex_digit(lo: int, hi: int) -> Bytes:
+    """One hex digit from ``lo`` to ``hi`` (0..15), in either case (one shared node each)."""
     parts: list[tuple[int, int]] = []
     if lo <= 9:
         parts.append((0x30 + lo, 0x30 + min(hi, 9)))
@@ -536,8 +538,14 @@ def _starts_with_lead_byte(expr: Expr) -> bool:
         if len(items) == 1:
             return True
         first: Bytes = items[0]  # type: ignore[assignment]
-        return bool(first.ranges) and first.ranges[-1][1] >= 0xC2 and all(
-            lo >= 0x80 and hi <= 0xBF for e in items[1:] for lo, hi in e.ranges  # type: ignore[union-attr]
+        return (
+            bool(first.ranges)
+            and first.ranges[-1][1] >= 0xC2
+            and all(
+                lo >= 0x80 and hi <= 0xBF
+                for e in items[1:]
+                for lo, hi in e.ranges  # type: ignore[union-attr]
+            )
         )
     if isinstance(expr, Alt):
         return all(_starts_with_lead_byte(e) for e in expr.items)
