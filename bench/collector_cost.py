@@ -12,11 +12,13 @@ keep hundreds of thousands of them once many schemas have been compiled.
 This script compiles MaskBench schemas through the worker's own tokensieve adapter
 (``bench/peers/tokensieve_engine.py``: one ``Compiler``, ``property_order="any"``; each
 schema is new to the compiler) and times each compile with its first mask (process CPU time),
-with ``gc.collect()`` before it (``collect``, as the worker) or not (``none``). The worker's
+with ``gc.collect()`` before it (``collect``, as the worker), with 32 MiB of other memory
+written before it instead (``evict``: what pushing the compile's data and code out of the CPU
+caches costs alone, with no collection), or with nothing (``none``). The worker's
 heap trim after the collection is left out, so that the figure is the collection's alone.
-The two take turns over consecutive schemas: each schema is compiled once (a second compile
-would find its automata in the caches), so each preparation sees half of the sample, spread
-evenly over it, and a noisy machine moves both alike. ``--extra-objects K`` keeps K
+The preparations take turns over consecutive schemas: each schema is compiled once (a second
+compile would find its automata in the caches), so each preparation sees a third of the
+sample, spread evenly over it, and a noisy machine moves both alike. ``--extra-objects K`` keeps K
 more tracked objects alive (a larger application heap). Not a benchmark against peers (that
 is ``compare.py``).
 """
@@ -36,7 +38,8 @@ import tokensieve as ts
 from .common import MASKBENCH_DEV, sample_evenly
 from .peers.tokensieve_engine import TokensieveEngine
 
-PREPARATIONS = ("none", "collect")
+PREPARATIONS = ("none", "collect", "evict")
+_EVICTION_BYTES = 32 << 20  # well past the L2 caches (2 MiB a core here)
 
 
 def main() -> None:
@@ -49,11 +52,14 @@ def main() -> None:
     files = sample_evenly(sorted(MASKBENCH_DEV.glob("*.json")), args.sample)
     sources = [json.dumps(json.loads(p.read_text(encoding="utf-8"))["schema"]) for p in files]
     extra = [[i] for i in range(args.extra_objects)]  # lists are always tracked
+    other = np.zeros(_EVICTION_BYTES // 8)
     times: dict[str, list[float]] = {how: [] for how in PREPARATIONS}
     for i, source in enumerate(sources):
         how = PREPARATIONS[i % len(PREPARATIONS)]
         if how == "collect":
             gc.collect()
+        elif how == "evict":
+            other[::8] += 1.0  # a write to every 64-byte line
         started = time.process_time()
         try:
             with warnings.catch_warnings():

@@ -9,11 +9,11 @@ out="${TMPDIR:-/tmp}/tokensieve-native-tests"
 mkdir -p "$out"
 flags=(-std=c++17 -O2 -Wall -Wextra -Icpp/include)
 if [[ "${1:-}" == "bench" ]]; then
-  g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_product.cpp cpp/tests/bench_dfa.cpp -o "$out/bench_dfa"
+  g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_product.cpp cpp/src/json_literal.cpp cpp/tests/bench_dfa.cpp -o "$out/bench_dfa"
   exec "$out/bench_dfa"
 fi
 g++ "${flags[@]}" cpp/src/token_trie.cpp cpp/tests/test_token_trie.cpp -o "$out/test_token_trie"
 "$out/test_token_trie"
-g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_product.cpp cpp/tests/test_dfa.cpp cpp/tests/test_dfa_random.cpp \
+g++ "${flags[@]}" cpp/src/dfa.cpp cpp/src/dfa_product.cpp cpp/src/json_literal.cpp cpp/tests/test_dfa.cpp cpp/tests/test_dfa_random.cpp \
   cpp/tests/test_scratch_allocator.cpp -pthread -o "$out/test_dfa"
 exec "$out/test_dfa"

@@ -1,0 +1,371 @@
+// A JSON string literal's automaton without the general pipeline.
+//
+// Property names are the commonest terminal there is: every object schema brings new ones, and
+// each is built the first time it is met. Its program spells every character three ways at
+// most (raw, short escape, \u escape with hex letters in either case), hundreds of words for a
+// name of a dozen characters, which the general builder parses, partitions into byte classes,
+// inserts into a choice trie and minimizes: 13 us a name on average over the MaskBench dev
+// split's 4,400 names, where the automaton itself is a chain of small tries that can be written
+// down at once (4.6 us here, most of it the Dfa's own tables).
+//
+// The program is recognized, not trusted: the characters are read off it, their spellings made
+// here, and the program must be exactly the words those spellings encode to (the encoding of
+// ir.py's seq/alt of tokensieve/frontends/json_schema/strings.py's escaped_chars). Any other
+// program, however close, goes to the general builder, so the shortcut can only ever be
+// missed, never wrong; tests/unit/native/test_json_literal_dfa.py checks that it is taken and that
+// its automaton is the general builder's, state for state.
+#include "json_literal.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
+#include <vector>
+
+#include "tokensieve/scratch_allocator.hpp"
+
+namespace tokensieve::detail {
+namespace {
+
+constexpr int32_t kQuote = 0x22, kBackslash = 0x5C;
+
+// A byte set of a spelling: one byte (lo == hi), or a hex letter in both cases (lo upper, hi
+// lower): the only two shapes spellings use, each one OP_BYTES node.
+struct ByteChoice {
+  int32_t lo, hi;
+  bool operator==(const ByteChoice& o) const { return lo == o.lo && hi == o.hi; }
+};
+
+// One spelling of a character: up to 12 byte sets (a surrogate pair's two \u escapes).
+struct Spelling {
+  std::array<ByteChoice, 12> sets;
+  int32_t size = 0;
+  void push(int32_t lo, int32_t hi) { sets[size++] = {lo, hi}; }
+  void push(int32_t byte) { push(byte, byte); }
+};
+
+// Every spelling of one character, in the front-ends' order: raw, short escape, \u escape.
+struct Spellings {
+  std::array<Spelling, 3> of;
+  int32_t count = 0;
+};
+
+int32_t short_escape(uint32_t cp) {
+  switch (cp) {
+    case 0x22: return '"';
+    case 0x5C: return '\\';
+    case 0x2F: return '/';
+    case 0x08: return 'b';
+    case 0x0C: return 'f';
+    case 0x0A: return 'n';
+    case 0x0D: return 'r';
+    case 0x09: return 't';
+    default: return 0;
+  }
+}
+
+// The code point a short escape letter stands for, or -1.
+int64_t unescape_short(int32_t letter) {
+  switch (letter) {
+    case '"': return 0x22;
+    case '\\': return 0x5C;
+    case '/': return 0x2F;
+    case 'b': return 0x08;
+    case 'f': return 0x0C;
+    case 'n': return 0x0A;
+    case 'r': return 0x0D;
+    case 't': return 0x09;
+    default: return -1;
+  }
+}
+
+void push_hex(Spelling& s, uint32_t unit) {
+  for (int shift = 12; shift >= 0; shift -= 4) {
+    const auto d = static_cast<int32_t>((unit >> shift) & 15);
+    if (d < 10) {
+      s.push(0x30 + d);
+    } else {
+      s.push(0x41 + d - 10, 0x61 + d - 10);
+    }
+  }
+}
+
+// The spellings of `cp`; false for what has none (a lone surrogate is not UTF-8).
+bool spell(uint32_t cp, Spellings& out) {
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+  out.count = 0;
+  if (cp >= 0x20 && cp != 0x22 && cp != 0x5C) {  // control characters, " and \ only escaped
+    Spelling& raw = out.of[out.count++];
+    raw.size = 0;
+    if (cp < 0x80) {
+      raw.push(static_cast<int32_t>(cp));
+    } else if (cp < 0x800) {
+      raw.push(static_cast<int32_t>(0xC0 | cp >> 6));
+      raw.push(static_cast<int32_t>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      raw.push(static_cast<int32_t>(0xE0 | cp >> 12));
+      raw.push(static_cast<int32_t>(0x80 | ((cp >> 6) & 0x3F)));
+      raw.push(static_cast<int32_t>(0x80 | (cp & 0x3F)));
+    } else {
+      raw.push(static_cast<int32_t>(0xF0 | cp >> 18));
+      raw.push(static_cast<int32_t>(0x80 | ((cp >> 12) & 0x3F)));
+      raw.push(static_cast<int32_t>(0x80 | ((cp >> 6) & 0x3F)));
+      raw.push(static_cast<int32_t>(0x80 | (cp & 0x3F)));
+    }
+  }
+  if (const int32_t letter = short_escape(cp)) {
+    Spelling& s = out.of[out.count++];
+    s.size = 0;
+    s.push(kBackslash);
+    s.push(letter);
+  }
+  Spelling& u = out.of[out.count++];
+  u.size = 0;
+  u.push(kBackslash);
+  u.push('u');
+  if (cp < 0x10000) {
+    push_hex(u, cp);
+  } else {
+    const uint32_t v = cp - 0x10000;
+    push_hex(u, 0xD800 + (v >> 10));
+    u.push(kBackslash);
+    u.push('u');
+    push_hex(u, 0xDC00 + (v & 0x3FF));
+  }
+  return true;
+}
+
+// Reads a program against expected words; every read is bounds-checked.
+struct Reader {
+  const int32_t* p;
+  size_t length;
+  size_t pos;
+
+  bool take(std::initializer_list<int32_t> words) {
+    if (pos + words.size() > length) return false;
+    for (int32_t w : words) {
+      if (p[pos++] != w) return false;
+    }
+    return true;
+  }
+  bool set(ByteChoice c) {
+    return c.lo == c.hi ? take({OP_BYTES, 1, c.lo, c.lo}) : take({OP_BYTES, 2, c.lo, c.lo, c.hi, c.hi});
+  }
+  // A spelling as an alternative: one byte set alone, several in a sequence.
+  bool spelling(const Spelling& s) {
+    if (s.size == 1) return set(s.sets[0]);
+    if (!take({OP_SEQ, s.size})) return false;
+    for (int32_t i = 0; i < s.size; ++i) {
+      if (!set(s.sets[i])) return false;
+    }
+    return true;
+  }
+  // A character in the literal's sequence: an alternation of its spellings, or its one
+  // spelling spliced into the sequence (seq() flattens). Counts the sequence items it takes.
+  bool character(const Spellings& s, int32_t& items) {
+    if (s.count == 1) {
+      for (int32_t i = 0; i < s.of[0].size; ++i) {
+        if (!set(s.of[0].sets[i])) return false;
+      }
+      items += s.of[0].size;
+      return true;
+    }
+    if (!take({OP_ALT, s.count})) return false;
+    for (int32_t k = 0; k < s.count; ++k) {
+      if (!spelling(s.of[k])) return false;
+    }
+    items += 1;
+    return true;
+  }
+  // The byte of a one-byte OP_BYTES node at `at`, or -1.
+  int32_t single(size_t at) const {
+    if (at + 4 > length || p[at] != OP_BYTES || p[at + 1] != 1 || p[at + 2] != p[at + 3]) return -1;
+    return p[at + 2] >= 0 && p[at + 2] <= 255 ? p[at + 2] : -1;
+  }
+  // The value of the hex digit node at `at` (advanced past it), or -1.
+  int32_t hex_digit(size_t& at) const {
+    const int32_t b = single(at);
+    if (b >= 0x30 && b <= 0x39) {
+      at += 4;
+      return b - 0x30;
+    }
+    if (at + 6 > length || p[at] != OP_BYTES || p[at + 1] != 2 || p[at + 2] < 0x41 || p[at + 2] > 0x46) return -1;
+    const int32_t d = p[at + 2] - 0x41 + 10;
+    at += 6;
+    return d;
+  }
+  // The character whose spellings start here, read off its first spelling (the caller checks
+  // the rest against spell()), or -1.
+  int64_t character_here() const {
+    if (pos + 2 > length) return -1;
+    if (p[pos] == OP_ALT) {
+      const size_t first = pos + 2;
+      const int32_t b = single(first);
+      if (b >= 0) return b < 0x80 ? b : -1;  // raw ASCII
+      if (first + 2 > length || p[first] != OP_SEQ) return -1;
+      const int32_t m = p[first + 1];
+      const int32_t lead = single(first + 2);
+      if (lead == kBackslash) return m == 2 ? unescape_short(single(first + 6)) : -1;  // no raw spelling
+      if (m < 2 || m > 4 || lead < 0) return -1;  // raw UTF-8 of m bytes
+      auto cp = static_cast<uint32_t>(lead & (0x7F >> m));
+      for (int32_t i = 1; i < m; ++i) {
+        const int32_t c = single(first + 2 + 4 * static_cast<size_t>(i));
+        if (c < 0x80 || c > 0xBF) return -1;
+        cp = cp << 6 | static_cast<uint32_t>(c & 0x3F);
+      }
+      return cp;
+    }
+    // One spelling, spliced: a control character's \u00XX.
+    if (single(pos) != kBackslash || single(pos + 4) != 'u') return -1;
+    size_t at = pos + 8;
+    int64_t cp = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int32_t d = hex_digit(at);
+      if (d < 0) return -1;
+      cp = cp << 4 | d;
+    }
+    return cp;
+  }
+};
+
+}  // namespace
+
+bool build_json_literal(const int32_t* program, size_t length, int32_t max_states, Dfa& out) {
+  // Recognize: [SEQ n] ["] characters... ["], nothing after.
+  if (length < 10 || program[0] != OP_SEQ) return false;
+  const int32_t n = program[1];
+  Reader in{program, length, 2};
+  if (n < 2 || !in.take({OP_BYTES, 1, kQuote, kQuote})) return false;
+  ScratchVector<Spellings> chars;
+  chars.reserve(static_cast<size_t>(n));
+  int32_t items = 1;
+  while (items < n - 1) {
+    const int64_t cp = in.character_here();
+    if (cp < 0) return false;
+    chars.emplace_back();
+    if (!spell(static_cast<uint32_t>(cp), chars.back()) || !in.character(chars.back(), items)) return false;
+  }
+  if (items != n - 1 || !in.take({OP_BYTES, 1, kQuote, kQuote}) || in.pos != length) return false;
+
+  // The automaton: start -"-> P0, each character a small trie from P(i) to P(i+1) (its escapes
+  // share the backslash), then P(n) -"-> the accepting state. Minimal as built: every state's
+  // remaining strings spell a different rest of the literal, or end its character with a
+  // different byte set (raw UTF-8 continuation bytes, hex digits, escape letters).
+  struct Edge {
+    int32_t from;
+    ByteChoice set;
+    int32_t to;
+  };
+  ScratchVector<Edge> edges;
+  ScratchVector<uint8_t> accepting;
+  edges.reserve(16 * chars.size() + 2);  // (a character has 15 edges at most: raw, escapes, a pair)
+  accepting.reserve(16 * chars.size() + 3);
+  auto new_state = [&] {
+    accepting.push_back(0);
+    return static_cast<int32_t>(accepting.size() - 1);
+  };
+  const int32_t start = new_state();
+  int32_t at = new_state();
+  edges.push_back({start, {kQuote, kQuote}, at});
+  for (const Spellings& s : chars) {
+    const int32_t next = new_state();
+    const size_t first_edge = edges.size();  // this character's edges
+    for (int32_t k = 0; k < s.count; ++k) {
+      const Spelling& sp = s.of[k];
+      int32_t from = at;
+      for (int32_t j = 0; j < sp.size; ++j) {
+        const bool last = j + 1 == sp.size;
+        int32_t shared = -1;
+        for (size_t e = first_edge; e < edges.size() && shared < 0; ++e) {
+          if (edges[e].from == from && edges[e].set == sp.sets[j]) shared = edges[e].to;
+        }
+        if (shared >= 0) {
+          if (last || shared == next) return false;  // (no spelling is a prefix of another)
+          from = shared;
+          continue;
+        }
+        const int32_t to = last ? next : new_state();
+        edges.push_back({from, sp.sets[j], to});
+        from = to;
+      }
+    }
+    at = next;
+    if (static_cast<int64_t>(accepting.size()) > max_states) return false;
+  }
+  const int32_t final_state = new_state();
+  accepting[final_state] = 1;
+  edges.push_back({at, {kQuote, kQuote}, final_state});
+  if (static_cast<int64_t>(accepting.size()) > max_states) return false;
+
+  // Byte classes as build_dfa() makes them: bytes that no set tells apart share a class,
+  // classes numbered by their first byte. Refined set by set (each set's bytes leave their
+  // block for a fresh one); the distinct sets are one or two bytes each.
+  std::array<int32_t, 256> block{};
+  ScratchVector<int32_t> moved_to{-1}, moved_by{-1};
+  std::array<uint8_t, 256> seen_single{};
+  std::array<uint8_t, 6> seen_pair{};
+  int32_t set_id = 0;
+  auto refine = [&](int32_t byte) {
+    const int32_t old = block[byte];
+    if (moved_by[old] != set_id) {
+      moved_by[old] = set_id;
+      moved_to[old] = static_cast<int32_t>(moved_to.size());
+      moved_to.push_back(-1);
+      moved_by.push_back(-1);
+    }
+    block[byte] = moved_to[old];
+  };
+  for (const Edge& e : edges) {
+    uint8_t& seen = e.set.lo == e.set.hi ? seen_single[e.set.lo] : seen_pair[e.set.lo - 0x41];
+    if (seen) continue;
+    seen = 1;
+    refine(e.set.lo);
+    if (e.set.hi != e.set.lo) refine(e.set.hi);
+    ++set_id;
+  }
+  std::vector<uint8_t> class_of(256);
+  ScratchVector<int32_t> class_of_block(moved_to.size(), -1);
+  int32_t num_classes = 0;
+  for (int byte = 0; byte < 256; ++byte) {
+    int32_t& c = class_of_block[block[byte]];
+    if (c < 0) c = num_classes++;
+    class_of[byte] = static_cast<uint8_t>(c);
+  }
+
+  // Each state's edges by class (a counting sort by state; a state has four at most), then the
+  // states renumbered breadth-first with classes ascending, as build_dfa() numbers a minimal
+  // DFA. Only the output table has a cell per state and class.
+  const auto num_states = static_cast<int32_t>(accepting.size());
+  ScratchVector<int32_t> row_begin(static_cast<size_t>(num_states) + 1, 0);
+  for (const Edge& e : edges) row_begin[e.from + 1] += e.set.lo == e.set.hi ? 1 : 2;
+  for (int32_t s = 0; s < num_states; ++s) row_begin[s + 1] += row_begin[s];
+  ScratchVector<int32_t> row_fill(row_begin.begin(), row_begin.end() - 1);
+  ScratchVector<std::pair<int32_t, int32_t>> row(static_cast<size_t>(row_begin[num_states]));  // (class, target)
+  for (const Edge& e : edges) {
+    row[row_fill[e.from]++] = {class_of[e.set.lo], e.to};
+    if (e.set.hi != e.set.lo) row[row_fill[e.from]++] = {class_of[e.set.hi], e.to};
+  }
+  ScratchVector<int32_t> order(num_states, Dfa::kDead), queue{start};
+  order[start] = 0;
+  std::vector<int32_t> out_trans(static_cast<size_t>(num_states) * num_classes, Dfa::kDead);
+  std::vector<uint8_t> out_accepting(num_states);
+  for (size_t q = 0; q < queue.size(); ++q) {
+    const int32_t s = queue[q];
+    out_accepting[q] = accepting[s];
+    const auto first = row.begin() + row_begin[s], last = row.begin() + row_begin[s + 1];
+    std::sort(first, last);
+    for (auto it = first; it != last; ++it) {
+      const auto [c, t] = *it;
+      if (order[t] == Dfa::kDead) {
+        order[t] = static_cast<int32_t>(queue.size());
+        queue.push_back(t);
+      }
+      out_trans[q * num_classes + c] = order[t];
+    }
+  }
+  out = Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
+  return true;
+}
+
+}  // namespace tokensieve::detail

@@ -1,0 +1,107 @@
+"""The native shortcut for JSON string literals (cpp/src/json_literal.cpp).
+
+``build_dfa`` recognizes the program of one JSON-quoted string literal (a property name, an
+enum or const string) and writes its automaton down directly. Two things must hold: the
+shortcut is *taken* for the programs the compiler really writes, and its automaton is the one
+the general pipeline builds, state for state.
+
+Telling the two paths apart: the general pipeline counts NFA states first and refuses a program
+past ``max_nfa_states``, which the shortcut has no use for; with a limit of one state only the
+shortcut can succeed. The general pipeline's automaton of the same language comes from the
+program wrapped in a one-armed alternation, which the shortcut does not recognize.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import tokensieve as ts
+from tokensieve import _core
+from tokensieve.compiler.compiled import TerminalCache
+from tokensieve.compiler.lower import lower
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.frontends.json_schema.automata import _program
+from tokensieve.frontends.json_schema.strings import json_literal_string
+from tokensieve.program import OP_ALT, OP_BYTES, OP_SEQ, words
+
+BIG = 1_000_000
+VOCAB = ts.Vocabulary([b'"', b"a", b"<eos>"], eos_token_ids=[2], special_token_ids=[2])
+
+
+def _words(program: bytes) -> np.ndarray:
+    return np.frombuffer(program, dtype=np.int32)
+
+
+def _general(program: bytes) -> object:
+    """The general pipeline's DFA of ``program``'s language (a one-armed alternation of it)."""
+    return _core.build_dfa(_words(words(OP_ALT, 1) + program), BIG, BIG)
+
+
+def _shortcut(program: bytes) -> object:
+    """The DFA, which only the shortcut can build with an NFA limit of one state."""
+    return _core.build_dfa(_words(program), 1, BIG)
+
+
+def _same(a: object, b: object) -> bool:
+    return a.num_classes == b.num_classes and a.to_ranges() == b.to_ranges()  # type: ignore[attr-defined]
+
+
+# Characters from every spelling class: plain ASCII, the short escapes, control characters
+# with and without a short escape, hex letters in their \u escape, 2-, 3- and 4-byte UTF-8.
+_CHARS = st.one_of(
+    st.sampled_from(list('abzAZ09_-./"\\\b\f\n\r\t\x00\x01\x1f\x7f é€\u07ff\u0800\uffff😀\U0010ffff')),
+    st.characters(blacklist_categories=("Cs",)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(_CHARS, max_size=12))
+def test_shortcut_is_the_general_automaton(value: str) -> None:
+    program = _program(json_literal_string(value))
+    fast = _shortcut(program)
+    assert _same(fast, _general(program))
+    spelled = ('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"').encode()
+    if not any(ord(c) < 0x20 for c in value):
+        assert fast.matches(spelled)
+    assert not fast.matches(spelled + b" ")
+
+
+def test_the_compilers_key_programs_take_the_shortcut() -> None:
+    names = ["name", "first_publish_date", "é", "a/b", 'q"uote', "tab\there", "😀x"]
+    grammar = json_schema_to_grammar(
+        {
+            "type": "object",
+            "properties": {n: {"type": "integer"} for n in names},
+            "additionalProperties": False,
+        },
+        property_order="any",
+    )
+    limits = ts.Limits()
+    cache = TerminalCache(VOCAB, limits)
+    programs: list[bytes] = []
+
+    def build(program: bytes, max_states: int, subset_cap: int) -> Any:
+        programs.append(program)
+        return cache.get(program, max_states, subset_cap)
+
+    lower(grammar, build, limits, cache.get_counted, cache.get_counted_units)
+    keys = [p for p in programs if _words(p)[:6].tolist() == [OP_SEQ, _words(p)[1], OP_BYTES, 1, 34, 34]]
+    assert len(keys) == len(names)
+    for program in keys:
+        _shortcut(program)  # raises LimitExceeded if it took the general pipeline
+
+
+def test_near_misses_go_to_the_general_pipeline() -> None:
+    program = _program(json_literal_string("key"))
+    w = _words(program).copy()
+    w[-1] = ord("'")  # a different closing byte: not a JSON literal
+    with pytest.raises(ts.LimitExceeded):
+        _core.build_dfa(w, 1, BIG)
+    assert _core.build_dfa(w, BIG, BIG).matches(b"\"key'")
+    with pytest.raises(ValueError, match="trailing words"):  # not taken: the parser reports them
+        _core.build_dfa(_words(program + words(OP_ALT, 0)), 1, BIG)
