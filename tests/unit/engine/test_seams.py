@@ -1,9 +1,8 @@
 """Seams (``ir.Seam``): where the lowering cuts a regular sequence into separate terminals.
 
-A JSON object member ``"key" ws ":" ws value`` has seams after its key and before its value,
-so the separator is one automaton for every member and the value one for every member with
-that value, in every schema: a second schema with new property names builds automata for its
-keys only.
+A JSON object member ``"key" ws ":" ws value`` has a seam after its key, so the part after it
+is one automaton for every member with that value, in every schema: a second schema with new
+property names builds automata for its keys only.
 """
 
 from __future__ import annotations

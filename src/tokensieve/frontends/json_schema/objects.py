@@ -127,13 +127,9 @@ def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
     """``key : value`` as a rule of its own: member lists mention each member in many places
     (every optional tail, every any-order state), and a reference is cheap to repeat.
 
-    Seams around ``ws : ws`` let the compiler keep three automata apart: the key's, the
-    separator's (one for every member of every schema) and the value's, which recurs across
-    members and schemas. Joined, ``ws : ws value`` was one automaton per distinct value, and
-    an enum or a constrained string made a new one each time, its two bounded whitespaces
-    (some 140 states) determinized again with it: 120 us per build at the median schema,
-    300 us for a string pattern. Masks cost the same either way (``bench/compare.py``)."""
-    return conv.shared_rule("member", seq(key, SEAM, conv.ws, literal(":"), conv.ws, SEAM, value))
+    A seam after the key lets the compiler keep the key's automaton apart from
+    ``ws : ws value``, which recurs across members and schemas and so is built once."""
+    return conv.shared_rule("member", seq(key, SEAM, conv.ws, literal(":"), conv.ws, value))
 
 
 def _subschema(loc: Location, key: str, *path: str) -> Location:
