@@ -21,6 +21,7 @@
 #include <string>
 #include <utility>
 
+#include "byte_blocks.hpp"
 #include "json_literal.hpp"
 #include "tokensieve/error.hpp"
 #include "tokensieve/scratch_allocator.hpp"
@@ -305,26 +306,16 @@ ByteClasses compute_classes(int32_t num_nodes, RangesOf&& ranges_of) {
   // block for a fresh one (one per block they leave), the others stay. Two intervals end in one
   // block iff they agree on membership in every set. The work is the intervals each set holds,
   // not all intervals per set (a property name's letters are one interval each).
-  std::array<int32_t, 256> block{};  // by interval's first byte
-  ScratchVector<int32_t> moved_to{-1}, moved_by{-1};  // per block: fresh block, and the set that made it
+  detail::ByteBlocks blocks;  // by interval's first byte
   for (int32_t id = 0; id < static_cast<int32_t>(distinct.size()); ++id) {
-    for_each_byte(interval_starts(id), [&](int byte) {
-      const int32_t old = block[byte];
-      if (moved_by[old] != id) {
-        moved_by[old] = id;
-        moved_to[old] = static_cast<int32_t>(moved_to.size());
-        moved_to.push_back(-1);
-        moved_by.push_back(-1);
-      }
-      block[byte] = moved_to[old];
-    });
+    for_each_byte(interval_starts(id), [&](int byte) { blocks.move(byte, id); });
   }
   // Classes numbered by first interval; every byte takes its interval's class.
-  ScratchVector<int32_t> class_of_block(moved_to.size(), -1);
+  ScratchVector<int32_t> class_of_block(blocks.num_blocks(), -1);
   std::array<uint8_t, 256> interval_class{};  // by interval's first byte
   cls.count = 0;
   for_each_byte(cuts, [&](int byte) {
-    int32_t& c = class_of_block[block[byte]];
+    int32_t& c = class_of_block[blocks.block[byte]];
     if (c < 0) c = cls.count++;
     interval_class[byte] = static_cast<uint8_t>(c);
   });

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "byte_blocks.hpp"
 #include "tokensieve/scratch_allocator.hpp"
 
 namespace tokensieve::detail {
@@ -301,34 +302,23 @@ bool build_json_literal(const int32_t* program, size_t length, int32_t max_state
   // Byte classes as build_dfa() makes them: bytes that no set tells apart share a class,
   // classes numbered by their first byte. Refined set by set (each set's bytes leave their
   // block for a fresh one); the distinct sets are one or two bytes each.
-  std::array<int32_t, 256> block{};
-  ScratchVector<int32_t> moved_to{-1}, moved_by{-1};
+  ByteBlocks blocks;
   std::array<uint8_t, 256> seen_single{};
   std::array<uint8_t, 6> seen_pair{};
   int32_t set_id = 0;
-  auto refine = [&](int32_t byte) {
-    const int32_t old = block[byte];
-    if (moved_by[old] != set_id) {
-      moved_by[old] = set_id;
-      moved_to[old] = static_cast<int32_t>(moved_to.size());
-      moved_to.push_back(-1);
-      moved_by.push_back(-1);
-    }
-    block[byte] = moved_to[old];
-  };
   for (const Edge& e : edges) {
     uint8_t& seen = e.set.lo == e.set.hi ? seen_single[e.set.lo] : seen_pair[e.set.lo - 0x41];
     if (seen) continue;
     seen = 1;
-    refine(e.set.lo);
-    if (e.set.hi != e.set.lo) refine(e.set.hi);
+    blocks.move(e.set.lo, set_id);
+    if (e.set.hi != e.set.lo) blocks.move(e.set.hi, set_id);
     ++set_id;
   }
   std::vector<uint8_t> class_of(256);
-  ScratchVector<int32_t> class_of_block(moved_to.size(), -1);
+  ScratchVector<int32_t> class_of_block(blocks.num_blocks(), -1);
   int32_t num_classes = 0;
   for (int byte = 0; byte < 256; ++byte) {
-    int32_t& c = class_of_block[block[byte]];
+    int32_t& c = class_of_block[blocks.block[byte]];
     if (c < 0) c = num_classes++;
     class_of[byte] = static_cast<uint8_t>(c);
   }
