@@ -18,7 +18,7 @@ caches costs alone, with no collection), or with nothing (``none``). The worker'
 heap trim after the collection is left out, so that the figure is the collection's alone.
 The preparations take turns over consecutive schemas: each schema is compiled once (a second
 compile would find its automata in the caches), so each preparation sees a third of the
-sample, spread evenly over it, and a noisy machine moves both alike. ``--extra-objects K`` keeps K
+sample, spread evenly over it, and a noisy machine moves them all alike. ``--extra-objects K`` keeps K
 more tracked objects alive (a larger application heap). Not a benchmark against peers (that
 is ``compare.py``).
 """

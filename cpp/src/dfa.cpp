@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -1370,8 +1371,9 @@ namespace {
 // build_dfa, where `determinize_items` says whether repeated items may still be determinized
 // first (not again in the program that came out of that).
 Dfa build(const int32_t* program, size_t length, const DfaLimits& limits, bool determinize_items) {
-  Dfa literal;
-  if (detail::build_json_literal(program, length, std::max(limits.max_dfa_states, 0), literal)) return literal;
+  if (std::optional<Dfa> literal = detail::build_json_literal(program, length, std::max(limits.max_dfa_states, 0))) {
+    return std::move(*literal);
+  }
   const Ast ast = parse_program(program, length);
   if (ast.size() > 0 && ast.op[0] == OP_DIFFERENCE) return build_difference(ast, program, length, limits);
   const std::vector<int32_t> expanded = expand_differences(ast, program, length, limits);

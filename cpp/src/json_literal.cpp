@@ -20,6 +20,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -232,22 +233,22 @@ struct Reader {
 
 }  // namespace
 
-bool build_json_literal(const int32_t* program, size_t length, int32_t max_states, Dfa& out) {
+std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int32_t max_states) {
   // Recognize: [SEQ n] ["] characters... ["], nothing after.
-  if (length < 10 || program[0] != OP_SEQ) return false;
+  if (length < 10 || program[0] != OP_SEQ) return std::nullopt;
   const int32_t n = program[1];
   Reader in{program, length, 2};
-  if (n < 2 || !in.take({OP_BYTES, 1, kQuote, kQuote})) return false;
+  if (n < 2 || !in.take({OP_BYTES, 1, kQuote, kQuote})) return std::nullopt;
   ScratchVector<Spellings> chars;
-  chars.reserve(static_cast<size_t>(n));
+  chars.reserve(std::min(static_cast<size_t>(n), length / 4));  // (a character takes 4 words at least)
   int32_t items = 1;
   while (items < n - 1) {
     const int64_t cp = in.character_here();
-    if (cp < 0) return false;
+    if (cp < 0) return std::nullopt;
     chars.emplace_back();
-    if (!spell(static_cast<uint32_t>(cp), chars.back()) || !in.character(chars.back(), items)) return false;
+    if (!spell(static_cast<uint32_t>(cp), chars.back()) || !in.character(chars.back(), items)) return std::nullopt;
   }
-  if (items != n - 1 || !in.take({OP_BYTES, 1, kQuote, kQuote}) || in.pos != length) return false;
+  if (items != n - 1 || !in.take({OP_BYTES, 1, kQuote, kQuote}) || in.pos != length) return std::nullopt;
 
   // The automaton: start -"-> P0, each character a small trie from P(i) to P(i+1) (its escapes
   // share the backslash), then P(n) -"-> the accepting state. Minimal as built: every state's
@@ -282,7 +283,7 @@ bool build_json_literal(const int32_t* program, size_t length, int32_t max_state
           if (edges[e].from == from && edges[e].set == sp.sets[j]) shared = edges[e].to;
         }
         if (shared >= 0) {
-          if (last || shared == next) return false;  // (no spelling is a prefix of another)
+          if (last || shared == next) return std::nullopt;  // (no spelling is a prefix of another)
           from = shared;
           continue;
         }
@@ -292,12 +293,12 @@ bool build_json_literal(const int32_t* program, size_t length, int32_t max_state
       }
     }
     at = next;
-    if (static_cast<int64_t>(accepting.size()) > max_states) return false;
+    if (static_cast<int64_t>(accepting.size()) > max_states) return std::nullopt;
   }
   const int32_t final_state = new_state();
   accepting[final_state] = 1;
   edges.push_back({at, {kQuote, kQuote}, final_state});
-  if (static_cast<int64_t>(accepting.size()) > max_states) return false;
+  if (static_cast<int64_t>(accepting.size()) > max_states) return std::nullopt;
 
   // Byte classes as build_dfa() makes them: bytes that no set tells apart share a class,
   // classes numbered by their first byte. Refined set by set (each set's bytes leave their
@@ -354,8 +355,7 @@ bool build_json_literal(const int32_t* program, size_t length, int32_t max_state
       out_trans[q * num_classes + c] = order[t];
     }
   }
-  out = Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
-  return true;
+  return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
 }
 
 }  // namespace tokensieve::detail

@@ -105,3 +105,7 @@ def test_near_misses_go_to_the_general_pipeline() -> None:
     assert _core.build_dfa(w, BIG, BIG).matches(b"\"key'")
     with pytest.raises(ValueError, match="trailing words"):  # not taken: the parser reports them
         _core.build_dfa(_words(program + words(OP_ALT, 0)), 1, BIG)
+    # A sequence claiming 2^31 - 1 items in a few words: no allocation by the claim, a parse error.
+    claimed = words(OP_SEQ, 2**31 - 1, OP_BYTES, 1, 34, 34, OP_BYTES, 1, 97, 97, OP_BYTES, 1, 34, 34)
+    with pytest.raises(ValueError, match="truncated"):
+        _core.build_dfa(_words(claimed), BIG, BIG)

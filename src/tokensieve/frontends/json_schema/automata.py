@@ -289,19 +289,19 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
     """
     with _DFA_LOCK:
         hit = _DFA_CACHE.get(id(expr))
-        if hit is not None and hit[0] is expr:
+        mine = hit[1] if hit is not None and hit[0] is expr else None
+        if mine is not None:
             _DFA_CACHE.move_to_end(id(expr))
-            known: DFA | None = hit[1]
-        else:
-            known = None
-    program = b""
-    if known is None:
-        try:
-            program = _program(expr)
-        except LimitExceeded:
-            raise OverflowError("automaton too large") from None
-        with _DFA_LOCK:
-            known = _DFA_BY_PROGRAM.get(program) if program in _DFA_BY_PROGRAM else None
+    if mine is not None:  # this very expression: nothing to encode or remember again
+        if mine.size > max_states:
+            raise OverflowError("automaton too large")
+        return mine
+    try:
+        program = _program(expr)
+    except LimitExceeded:
+        raise OverflowError("automaton too large") from None
+    with _DFA_LOCK:
+        known = _DFA_BY_PROGRAM.get(program) if program in _DFA_BY_PROGRAM else None
     if known is not None:
         if known.size > max_states:
             raise OverflowError("automaton too large")

@@ -538,14 +538,8 @@ def _starts_with_lead_byte(expr: Expr) -> bool:
         if len(items) == 1:
             return True
         first: Bytes = items[0]  # type: ignore[assignment]
-        return (
-            bool(first.ranges)
-            and first.ranges[-1][1] >= 0xC2
-            and all(
-                lo >= 0x80 and hi <= 0xBF
-                for e in items[1:]
-                for lo, hi in e.ranges  # type: ignore[union-attr]
-            )
+        return bool(first.ranges) and first.ranges[-1][1] >= 0xC2 and all(
+            lo >= 0x80 and hi <= 0xBF for e in items[1:] for lo, hi in e.ranges  # type: ignore[union-attr]
         )
     if isinstance(expr, Alt):
         return all(_starts_with_lead_byte(e) for e in expr.items)
