@@ -1503,6 +1503,94 @@ Dfa dfa_from_ranges(const RangeRows& rows) {
   return finish(std::move(raw), std::move(class_of), cls.count);
 }
 
+std::optional<Dfa> concatenate(const std::vector<const Dfa*>& pieces, int32_t max_states) {
+  if (pieces.empty()) return std::nullopt;
+  for (const Dfa* piece : pieces) {
+    if (piece->start() == Dfa::kDead) return Dfa(Dfa::Unchecked{}, 1, std::vector<uint8_t>(256, 0), {}, {}, Dfa::kDead);
+    if (piece->start() != 0) return std::nullopt;
+  }
+  // Joint classes: bytes in one class of every piece; `rep` holds one byte of each.
+  std::vector<uint8_t> class_of(256, 0);
+  int32_t num_classes = 1;
+  for (const Dfa* piece : pieces) {
+    ScratchVector<int32_t> id(static_cast<size_t>(num_classes) * piece->num_classes(), -1);
+    int32_t count = 0;
+    for (int b = 0; b < 256; ++b) {
+      int32_t& j = id[static_cast<size_t>(class_of[b]) * piece->num_classes() + piece->class_of(static_cast<uint8_t>(b))];
+      if (j < 0) j = count++;
+      class_of[b] = static_cast<uint8_t>(j);
+    }
+    num_classes = count;
+  }
+  ScratchVector<uint8_t> rep(num_classes);
+  for (int b = 255; b >= 0; --b) rep[class_of[b]] = static_cast<uint8_t>(b);
+
+  // Piece k's state s is state offset[k] + s.
+  const size_t n = pieces.size();
+  ScratchVector<int32_t> offset(n + 1, 0);
+  for (size_t k = 0; k < n; ++k) {
+    offset[k + 1] = offset[k] + pieces[k]->num_states();
+    if (offset[k + 1] > max_states) return std::nullopt;
+  }
+  // What a state that ends piece k adds (per joint class, kDead for nothing): the first edges of
+  // piece k + 1 and, while the pieces it passes are nullable, of the ones after it (which must
+  // not overlap); and whether it then ends the whole sequence (accepts).
+  ScratchVector<int32_t> seam(n * num_classes, Dfa::kDead);
+  ScratchVector<uint8_t> seam_accepts(n, 1);
+  for (size_t k = n - 1; k-- > 0;) {
+    const Dfa& next = *pieces[k + 1];
+    int32_t* row = &seam[k * num_classes];
+    for (int32_t j = 0; j < num_classes; ++j) {
+      const int32_t t = next.next(next.start(), rep[j]);
+      if (t != Dfa::kDead) row[j] = offset[k + 1] + t;
+    }
+    seam_accepts[k] = next.nullable() ? seam_accepts[k + 1] : 0;
+    if (!next.nullable()) continue;
+    const int32_t* after = &seam[(k + 1) * num_classes];
+    for (int32_t j = 0; j < num_classes; ++j) {
+      if (after[j] == Dfa::kDead) continue;
+      if (row[j] != Dfa::kDead) return std::nullopt;
+      row[j] = after[j];
+    }
+  }
+
+  RawDfa raw;
+  raw.num_states = offset.back();
+  raw.accepting.resize(raw.num_states);
+  raw.edge_begin.resize(static_cast<size_t>(raw.num_states) + 1);
+  // Edges are written through indices into arrays sized for every cell (push_back was a call
+  // per edge), then cut to what was written.
+  raw.edge_class.resize(static_cast<size_t>(raw.num_states) * num_classes);
+  raw.edge_target.resize(raw.edge_class.size());
+  int32_t edges = 0, state = 0;
+  for (size_t k = 0; k < n; ++k) {
+    const Dfa& piece = *pieces[k];
+    const int32_t* ending = &seam[k * num_classes];
+    for (int32_t s = 0; s < piece.num_states(); ++s) {
+      const bool ends = piece.accepting(s);
+      for (int32_t j = 0; j < num_classes; ++j) {
+        const int32_t t = piece.next(s, rep[j]);
+        int32_t target = t == Dfa::kDead ? Dfa::kDead : offset[k] + t;
+        if (ends && ending[j] != Dfa::kDead) {
+          if (target != Dfa::kDead) return std::nullopt;  // the piece goes on or the next begins?
+          target = ending[j];
+        }
+        raw.edge_class[edges] = j;
+        raw.edge_target[edges] = target;
+        edges += target != Dfa::kDead ? 1 : 0;  // written always, kept when live: no branch
+      }
+      raw.edge_begin[++state] = edges;
+      raw.accepting[state - 1] = ends && seam_accepts[k] ? 1 : 0;
+    }
+  }
+  raw.edge_class.resize(edges);
+  raw.edge_target.resize(edges);
+  // The last piece's states keep their languages, which its minimality makes pairwise distinct.
+  std::vector<uint8_t> core(static_cast<size_t>(raw.num_states), 0);
+  std::fill(core.begin() + offset[pieces.size() - 1], core.end(), 1);
+  return finish(std::move(raw), std::move(class_of), num_classes, core);
+}
+
 Dfa product_dfa(const Dfa& left, const Dfa& right, ProductOp op, int32_t max_states) {
   Dfa direct;
   if (op == ProductOp::Minus && difference_of_finite(left, right, std::max(max_states, 0), direct)) return direct;
