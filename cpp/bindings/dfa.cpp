@@ -1,6 +1,5 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
-#include <nanobind/stl/optional.h>
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -107,28 +106,6 @@ void bind_dfa(nb::module_& m) {
       },
       nb::arg("left"), nb::arg("right"), nb::arg("op"), nb::arg("max_states"),
       "L(left) op L(right) as a minimal DFA: op is 'and', 'or' or 'minus'.");
-
-  m.def(
-      "concat_dfas",
-      [](const std::vector<std::shared_ptr<Dfa>>& pieces, int32_t max_states) -> std::shared_ptr<Dfa> {
-        std::vector<const Dfa*> raw;
-        raw.reserve(pieces.size());
-        for (const auto& piece : pieces) {
-          if (!piece) throw nb::type_error("concat_dfas: a piece is None");
-          raw.push_back(piece.get());
-        }
-        std::optional<Dfa> joined;
-        {
-          nb::gil_scoped_release release;
-          joined = concatenate(raw, max_states);
-        }
-        if (!joined) return nullptr;
-        return std::make_shared<Dfa>(std::move(*joined));
-      },
-      nb::arg("pieces"), nb::arg("max_states"),
-      "The minimal DFA of the pieces' concatenation (the DFA build_dfa makes of their sequence),\n"
-      "or None when a seam is not deterministic (a piece's ending and the next piece's first\n"
-      "bytes overlap), when a piece's start is not its state 0, or past max_states states.");
 
   m.def(
       "program_node_end",

@@ -7,7 +7,6 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <vector>
 
 #include "tokensieve/scratch_allocator.hpp"
@@ -84,19 +83,6 @@ Dfa build_dfa(const int32_t* program, size_t length, const DfaLimits& limits = {
 // take the operands of an OP_DIFFERENCE apart). Throws InvalidArgument for a malformed program
 // or when no expression starts at `start`.
 size_t program_node_end(const int32_t* program, size_t length, size_t start);
-
-// The minimal DFA of the concatenation L(pieces[0]) L(pieces[1]) ... when every seam is
-// deterministic: at each state that ends a piece (accepting in it, or reaching the end of a
-// later nullable piece), the piece's own edges and the next piece's first bytes are disjoint,
-// so a byte always says whether the piece goes on or the next one begins. Otherwise nullopt
-// (the general builder must determinize the sequence). The pieces' states are laid side by side
-// with the seam edges copied, then trimmed, minimized and renumbered as build_dfa() finishes,
-// so the result is the very DFA that build_dfa() makes of the sequence's program; the last
-// piece's states are known inequivalent, so minimization is linear when the others are acyclic
-// ("whitespace, colon, whitespace" before a value: the value's DFA is reused as it is).
-// nullopt too when more than `max_states` states would be laid out, or when a piece's start is
-// not its state 0 (every built Dfa's is). An empty piece gives the empty language.
-std::optional<Dfa> concatenate(const std::vector<const Dfa*>& pieces, int32_t max_states);
 
 // ---------------------------------------------------------------------------------------------
 // Products of DFAs (dfa_product.cpp)

@@ -18,8 +18,7 @@ from .. import _core
 from ..errors import LimitExceeded
 from ..ir import MAX_COUNT
 from ..limits import Limits
-from ..program import OP_DIFFERENCE, OP_SEQ, native_max_count
-from ..program import words as encode_words
+from ..program import OP_DIFFERENCE, native_max_count
 from ..vocabulary import Vocabulary
 from .lower import Fragment
 from .native_vocab import native_vocabulary, string_slice
@@ -63,8 +62,6 @@ class TerminalCache:
         # counted terminals; ("dfa", program, budget) for the DFAs of their pieces.
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lefts: tuple[bytes, ...] = ()  # the last left operands of differences met
-        # The heads of sequences met (all items but the last, see _joined), most recent last.
-        self._heads: OrderedDict[bytes, None] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, program: bytes, max_states: int, subset_cap: int) -> Any:
@@ -182,48 +179,7 @@ class TerminalCache:
             left = self._piece(program[4:split], max_states)
             right = self._piece(program[split:], max_states)
             return _core.dfa_product(left, right, "minus", max_states)
-        if words[0] == OP_SEQ:
-            joined = self._joined(program, words, max_states)
-            if joined is not None:
-                return joined
         return _core.build_dfa(words, self.limits.max_nfa_states, max_states)
-
-    def _joined(self, program: bytes, words: np.ndarray, max_states: int) -> Any:
-        """The DFA of a sequence as its head's (every item but the last) joined to its last
-        item's, both through the cache, when the head was met before; else None (build it all).
-
-        An object member's terminal is "whitespace, colon, whitespace, value": the same head
-        before every value, and bounded whitespace makes it most of the automaton (about 130
-        of a string value's 260 states), which building the whole sequence determinized again
-        for every new value. Joined, it is built once, the value's automaton is shared by every
-        member with that value, and the join costs a third of a build (``concat_dfas``: the same
-        DFA, state for state). A head met once is only remembered: most heads never recur (a
-        property name's characters), and building them apart would cost more than the whole."""
-        count = int(words[1])
-        if count < 2 or program.endswith(_CLOSING_QUOTE):  # a quoted literal: built directly
-            return None
-        last = 2
-        for _ in range(count - 1):
-            last = _core.program_node_end(words, last)
-        head = program[8 : 4 * last]
-        with self._lock:
-            seen = head in self._heads
-            if seen:
-                self._heads.move_to_end(head)
-            else:
-                self._heads[head] = None
-                if len(self._heads) > _MAX_HEADS:
-                    self._heads.popitem(last=False)
-        if not seen:
-            return None
-        try:
-            pieces = [
-                self._piece(encode_words(OP_SEQ, count - 1) + head, max_states),
-                self._piece(program[4 * last :], max_states),
-            ]
-        except LimitExceeded:  # a piece alone is too large: the sequence's own build decides
-            return None
-        return _core.concat_dfas(pieces, max_states)
 
     def _piece(self, program: bytes, max_states: int) -> Any:
         """The DFA of a part of a terminal, remembered with the terminals: a difference's
@@ -249,11 +205,6 @@ class TerminalCache:
                 self._entries.popitem(last=False)
         return entry
 
-
-# A program that ends with a closing quote is a JSON-quoted literal, which build_dfa makes
-# directly (cpp/src/json_literal.cpp); a sequence's head is kept for the last few heads met.
-_CLOSING_QUOTE = encode_words(0, 1, 34, 34)
-_MAX_HEADS = 64
 
 # The process-wide caches (see TerminalCache.shared), a few, least recently used first out.
 _shared: OrderedDict[tuple[str, Limits], TerminalCache] = OrderedDict()
