@@ -1374,6 +1374,9 @@ Dfa build(const int32_t* program, size_t length, const DfaLimits& limits, bool d
   if (std::optional<Dfa> literal = detail::build_json_literal(program, length, std::max(limits.max_dfa_states, 0))) {
     return std::move(*literal);
   }
+  if (std::optional<Dfa> literals = detail::build_json_literal_set(program, length, std::max(limits.max_dfa_states, 0))) {
+    return std::move(*literals);
+  }
   const Ast ast = parse_program(program, length);
   if (ast.size() > 0 && ast.op[0] == OP_DIFFERENCE) return build_difference(ast, program, length, limits);
   const std::vector<int32_t> expanded = expand_differences(ast, program, length, limits);

@@ -231,24 +231,61 @@ struct Reader {
   }
 };
 
+// Reads one literal's program at in.pos: [SEQ n] ["] characters... ["]. Appends the
+// characters' spellings to `chars`; false (in.pos anywhere) when the words are not that.
+bool read_literal(Reader& in, ScratchVector<Spellings>& chars) {
+  if (in.pos + 2 > in.length || in.p[in.pos] != OP_SEQ) return false;
+  const int32_t n = in.p[in.pos + 1];
+  in.pos += 2;
+  if (n < 2 || !in.take({OP_BYTES, 1, kQuote, kQuote})) return false;
+  chars.reserve(chars.size() + std::min(static_cast<size_t>(n), (in.length - in.pos) / 4));  // (a character takes 4 words at least)
+  int32_t items = 1;
+  while (items < n - 1) {
+    const int64_t cp = in.character_here();
+    if (cp < 0) return false;
+    chars.emplace_back();
+    if (!spell(static_cast<uint32_t>(cp), chars.back()) || !in.character(chars.back(), items)) return false;
+  }
+  return items == n - 1 && in.take({OP_BYTES, 1, kQuote, kQuote});
+}
+
+// Byte classes as build_dfa() makes them from the byte sets of `edges` (each an edge with a
+// ByteChoice `set`): bytes that no set tells apart share a class, classes numbered by their
+// first byte. Refined set by set (each set's bytes leave their block for a fresh one); the
+// distinct sets are one or two bytes each. Returns the class count.
+template <typename Edges>
+int32_t literal_classes(const Edges& edges, std::vector<uint8_t>& class_of) {
+  ByteBlocks blocks;
+  std::array<uint8_t, 256> seen_single{};
+  std::array<uint8_t, 6> seen_pair{};
+  int32_t set_id = 0;
+  for (const auto& e : edges) {
+    uint8_t& seen = e.set.lo == e.set.hi ? seen_single[e.set.lo] : seen_pair[e.set.lo - 0x41];
+    if (seen) continue;
+    seen = 1;
+    blocks.move(e.set.lo, set_id);
+    if (e.set.hi != e.set.lo) blocks.move(e.set.hi, set_id);
+    ++set_id;
+  }
+  class_of.assign(256, 0);
+  ScratchVector<int32_t> class_of_block(blocks.num_blocks(), -1);
+  int32_t num_classes = 0;
+  for (int byte = 0; byte < 256; ++byte) {
+    int32_t& c = class_of_block[blocks.block[byte]];
+    if (c < 0) c = num_classes++;
+    class_of[byte] = static_cast<uint8_t>(c);
+  }
+  return num_classes;
+}
+
 }  // namespace
 
 std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int32_t max_states) {
   // Recognize: [SEQ n] ["] characters... ["], nothing after.
   if (length < 10 || program[0] != OP_SEQ) return std::nullopt;
-  const int32_t n = program[1];
-  Reader in{program, length, 2};
-  if (n < 2 || !in.take({OP_BYTES, 1, kQuote, kQuote})) return std::nullopt;
+  Reader in{program, length, 0};
   ScratchVector<Spellings> chars;
-  chars.reserve(std::min(static_cast<size_t>(n), length / 4));  // (a character takes 4 words at least)
-  int32_t items = 1;
-  while (items < n - 1) {
-    const int64_t cp = in.character_here();
-    if (cp < 0) return std::nullopt;
-    chars.emplace_back();
-    if (!spell(static_cast<uint32_t>(cp), chars.back()) || !in.character(chars.back(), items)) return std::nullopt;
-  }
-  if (items != n - 1 || !in.take({OP_BYTES, 1, kQuote, kQuote}) || in.pos != length) return std::nullopt;
+  if (!read_literal(in, chars) || in.pos != length) return std::nullopt;
 
   // The automaton: start -"-> P0, each character a small trie from P(i) to P(i+1) (its escapes
   // share the backslash), then P(n) -"-> the accepting state. Minimal as built: every state's
@@ -300,29 +337,8 @@ std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int
   edges.push_back({at, {kQuote, kQuote}, final_state});
   if (static_cast<int64_t>(accepting.size()) > max_states) return std::nullopt;
 
-  // Byte classes as build_dfa() makes them: bytes that no set tells apart share a class,
-  // classes numbered by their first byte. Refined set by set (each set's bytes leave their
-  // block for a fresh one); the distinct sets are one or two bytes each.
-  ByteBlocks blocks;
-  std::array<uint8_t, 256> seen_single{};
-  std::array<uint8_t, 6> seen_pair{};
-  int32_t set_id = 0;
-  for (const Edge& e : edges) {
-    uint8_t& seen = e.set.lo == e.set.hi ? seen_single[e.set.lo] : seen_pair[e.set.lo - 0x41];
-    if (seen) continue;
-    seen = 1;
-    blocks.move(e.set.lo, set_id);
-    if (e.set.hi != e.set.lo) blocks.move(e.set.hi, set_id);
-    ++set_id;
-  }
-  std::vector<uint8_t> class_of(256);
-  ScratchVector<int32_t> class_of_block(blocks.num_blocks(), -1);
-  int32_t num_classes = 0;
-  for (int byte = 0; byte < 256; ++byte) {
-    int32_t& c = class_of_block[blocks.block[byte]];
-    if (c < 0) c = num_classes++;
-    class_of[byte] = static_cast<uint8_t>(c);
-  }
+  std::vector<uint8_t> class_of;
+  const int32_t num_classes = literal_classes(edges, class_of);
 
   // Each state's edges by class (a counting sort by state; a state has four at most), then the
   // states renumbered breadth-first with classes ascending, as build_dfa() numbers a minimal
@@ -353,6 +369,193 @@ std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int
         queue.push_back(t);
       }
       out_trans[q * num_classes + c] = order[t];
+    }
+  }
+  return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
+}
+
+std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length, int32_t max_states) {
+  // Recognize: [ALT n] literal_1 ... literal_n, nothing after.
+  if (length < 12 || program[0] != OP_ALT || program[1] < 1) return std::nullopt;
+  const int32_t n = program[1];
+
+  // The literals' trie over characters: state 0 starts, state 1 is the one accepting state,
+  // state 2 follows the opening quote and is the trie's root. A *node* stands for a prefix of
+  // some literals that ends with a whole character; each character goes from its node to the
+  // child node along its spellings, which share their first byte sets with the spellings of
+  // the node's other characters (every \u escape begins with a backslash). Edges are kept in a
+  // list per state, newest first.
+  struct Edge {
+    int32_t from;
+    ByteChoice set;
+    int32_t to;
+    int32_t next_of_from;  // the state's next edge in its list, or -1
+  };
+  ScratchVector<Edge> edges;
+  ScratchVector<int32_t> first_edge;
+  ScratchVector<uint8_t> is_node;
+  auto new_state = [&](bool node) {
+    first_edge.push_back(-1);
+    is_node.push_back(node ? 1 : 0);
+    return static_cast<int32_t>(first_edge.size() - 1);
+  };
+  auto add_edge = [&](int32_t from, ByteChoice set, int32_t to) {
+    edges.push_back({from, set, to, first_edge[from]});
+    first_edge[from] = static_cast<int32_t>(edges.size() - 1);
+  };
+  auto overlap = [](ByteChoice a, ByteChoice b) { return a.lo == b.lo || a.lo == b.hi || a.hi == b.lo || a.hi == b.hi; };
+  // The edge from `from` on exactly `set`, or -1; -2 when another edge's set overlaps it (the
+  // spellings would not make a deterministic trie: not a program the front-ends write).
+  auto edge_on = [&](int32_t from, ByteChoice set) {
+    for (int32_t e = first_edge[from]; e >= 0; e = edges[e].next_of_from) {
+      if (edges[e].set == set) return e;
+      if (overlap(edges[e].set, set)) return -2;
+    }
+    return -1;
+  };
+  const int32_t start = new_state(false);
+  const int32_t final_state = new_state(true);
+  const int32_t root = new_state(true);
+  add_edge(start, {kQuote, kQuote}, root);
+
+  Reader in{program, length, 2};
+  ScratchVector<Spellings> chars;
+  for (int32_t i = 0; i < n; ++i) {
+    chars.clear();
+    if (!read_literal(in, chars)) return std::nullopt;
+    int32_t at = root;
+    for (const Spellings& s : chars) {
+      int32_t child = -1;  // made (or found) by the first of the character's spellings
+      for (int32_t k = 0; k < s.count; ++k) {
+        const Spelling& sp = s.of[k];
+        int32_t from = at;
+        for (int32_t j = 0; j < sp.size; ++j) {
+          const bool last = j + 1 == sp.size;
+          const int32_t e = edge_on(from, sp.sets[j]);
+          if (e == -2) return std::nullopt;
+          if (e >= 0) {
+            const int32_t to = edges[e].to;
+            // A shared edge that ends the character must reach its child (an earlier literal
+            // with the same prefix made it); one within a spelling must stay within spellings.
+            if (last != (is_node[to] != 0) || to == final_state || (last && child >= 0 && to != child)) {
+              return std::nullopt;
+            }
+            if (last) child = to;
+            from = to;
+            continue;
+          }
+          int32_t to;
+          if (!last) {
+            to = new_state(false);
+          } else {
+            if (child < 0) child = new_state(true);
+            to = child;
+          }
+          add_edge(from, sp.sets[j], to);
+          from = to;
+        }
+      }
+      at = child;
+      if (static_cast<int64_t>(first_edge.size()) > max_states) return std::nullopt;
+    }
+    const int32_t e = edge_on(at, {kQuote, kQuote});
+    if (e == -2 || (e >= 0 && edges[e].to != final_state)) return std::nullopt;
+    if (e < 0) add_edge(at, {kQuote, kQuote}, final_state);
+  }
+  if (in.pos != length) return std::nullopt;
+
+  std::vector<uint8_t> class_of;
+  const int32_t num_classes = literal_classes(edges, class_of);
+
+  // Each state's row: (class, target) ascending by class, in CSR order.
+  const auto num_states = static_cast<int32_t>(first_edge.size());
+  ScratchVector<int32_t> row_begin(static_cast<size_t>(num_states) + 1, 0);
+  for (const Edge& e : edges) row_begin[e.from + 1] += e.set.lo == e.set.hi ? 1 : 2;
+  for (int32_t q = 0; q < num_states; ++q) row_begin[q + 1] += row_begin[q];
+  ScratchVector<int32_t> row_fill(row_begin.begin(), row_begin.end() - 1);
+  ScratchVector<std::pair<int32_t, int32_t>> row(static_cast<size_t>(row_begin[num_states]));
+  for (const Edge& e : edges) {
+    row[row_fill[e.from]++] = {class_of[e.set.lo], e.to};
+    if (e.set.hi != e.set.lo) row[row_fill[e.from]++] = {class_of[e.set.hi], e.to};
+  }
+  for (int32_t q = 0; q < num_states; ++q) std::sort(row.begin() + row_begin[q], row.begin() + row_begin[q + 1]);
+
+  // Minimize (the trie has no cycle): states in depth-first post-order, each joining the block
+  // of an earlier state with the same acceptance and the same (class, target block) row, else
+  // a block of its own. Literals that end alike share their last states this way.
+  ScratchVector<int32_t> order;
+  order.reserve(num_states);
+  {
+    ScratchVector<uint8_t> seen(num_states, 0);
+    ScratchVector<std::pair<int32_t, int32_t>> stack{{start, row_begin[start]}};
+    seen[start] = 1;
+    while (!stack.empty()) {
+      auto& [q, next] = stack.back();
+      if (next == row_begin[q + 1]) {
+        order.push_back(q);
+        stack.pop_back();
+        continue;
+      }
+      const int32_t t = row[next++].second;
+      if (!seen[t]) {
+        seen[t] = 1;
+        stack.emplace_back(t, row_begin[t]);  // invalidates q and next
+      }
+    }
+  }
+  ScratchVector<int32_t> block_of(num_states, -1), member;  // member: a state of each block
+  ScratchVector<uint64_t> block_hash;
+  size_t capacity = 64;
+  while (capacity < 2 * static_cast<size_t>(num_states)) capacity *= 2;
+  ScratchVector<int32_t> table(capacity, -1);
+  auto hash_of = [&](int32_t q) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (q == final_state ? 1u : 0u);
+    for (int32_t i = row_begin[q]; i < row_begin[q + 1]; ++i) {
+      const uint64_t edge = (static_cast<uint64_t>(row[i].first) << 32) | static_cast<uint32_t>(block_of[row[i].second]);
+      h = (h ^ edge) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 29;
+    }
+    return h;
+  };
+  auto same = [&](int32_t a, int32_t b) {
+    if ((a == final_state) != (b == final_state) || row_begin[a + 1] - row_begin[a] != row_begin[b + 1] - row_begin[b]) {
+      return false;
+    }
+    for (int32_t i = row_begin[a], j = row_begin[b]; i < row_begin[a + 1]; ++i, ++j) {
+      if (row[i].first != row[j].first || block_of[row[i].second] != block_of[row[j].second]) return false;
+    }
+    return true;
+  };
+  for (const int32_t q : order) {
+    const uint64_t h = hash_of(q);
+    size_t slot = h & (capacity - 1);
+    while (table[slot] >= 0 && !(block_hash[table[slot]] == h && same(member[table[slot]], q))) {
+      slot = (slot + 1) & (capacity - 1);
+    }
+    if (table[slot] < 0) {
+      table[slot] = static_cast<int32_t>(member.size());
+      member.push_back(q);
+      block_hash.push_back(h);
+    }
+    block_of[q] = table[slot];
+  }
+
+  // Blocks numbered breadth-first from the start's, classes ascending, as build_dfa() numbers.
+  const auto num_blocks = static_cast<int32_t>(member.size());
+  ScratchVector<int32_t> number(num_blocks, Dfa::kDead), queue{block_of[start]};
+  number[block_of[start]] = 0;
+  std::vector<int32_t> out_trans(static_cast<size_t>(num_blocks) * num_classes, Dfa::kDead);
+  std::vector<uint8_t> out_accepting(num_blocks);
+  for (size_t k = 0; k < queue.size(); ++k) {
+    const int32_t q = member[queue[k]];
+    out_accepting[k] = q == final_state ? 1 : 0;
+    for (int32_t i = row_begin[q]; i < row_begin[q + 1]; ++i) {
+      const int32_t b = block_of[row[i].second];
+      if (number[b] == Dfa::kDead) {
+        number[b] = static_cast<int32_t>(queue.size());
+        queue.push_back(b);
+      }
+      out_trans[k * num_classes + row[i].first] = number[b];
     }
   }
   return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);

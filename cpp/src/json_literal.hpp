@@ -1,4 +1,4 @@
-// The automaton of one JSON-quoted string literal, built directly (json_literal.cpp): private
+// The automaton of one JSON-quoted string literal, or of a set of them, built directly (json_literal.cpp): private
 // to the library, called by build_dfa() before it parses a program.
 #pragma once
 #include <cstddef>
@@ -17,5 +17,12 @@ namespace tokensieve::detail {
 // decides). Returns through an optional, not an out-parameter: a Dfa default-constructs its
 // byte-class table, and build_dfa() asks here first for every program it builds.
 std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int32_t max_states);
+
+// The same for an alternation of such literals (an enum of strings, or the names of an object's
+// properties that "any other key" must not be): the literals' trie, each character spelled
+// every way from its node to the child node, minimized (literals that end alike share their last
+// states) and numbered as build_dfa() numbers it. Nothing for any other program, and past
+// `max_states` trie states.
+std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length, int32_t max_states);
 
 }  // namespace tokensieve::detail

@@ -1,7 +1,8 @@
 """The native shortcut for JSON string literals (cpp/src/json_literal.cpp).
 
 ``build_dfa`` recognizes the program of one JSON-quoted string literal (a property name, an
-enum or const string) and writes its automaton down directly. Two things must hold: the
+enum or const string), or of an alternation of them (an enum of strings, the names "any other
+key" must not be), and writes its automaton down directly. Two things must hold: the
 shortcut is *taken* for the programs the compiler really writes, and its automaton is the one
 the general pipeline builds, state for state.
 
@@ -27,7 +28,7 @@ from tokensieve.compiler.lower import lower
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 from tokensieve.frontends.json_schema.automata import _program
 from tokensieve.frontends.json_schema.strings import json_literal_string
-from tokensieve.program import OP_ALT, OP_BYTES, OP_SEQ, words
+from tokensieve.program import OP_ALT, OP_BYTES, OP_DIFFERENCE, OP_SEQ, words
 
 BIG = 1_000_000
 VOCAB = ts.Vocabulary([b'"', b"a", b"<eos>"], eos_token_ids=[2], special_token_ids=[2])
@@ -109,3 +110,66 @@ def test_near_misses_go_to_the_general_pipeline() -> None:
     claimed = words(OP_SEQ, 2**31 - 1, OP_BYTES, 1, 34, 34, OP_BYTES, 1, 97, 97, OP_BYTES, 1, 34, 34)
     with pytest.raises(ValueError, match="truncated"):
         _core.build_dfa(_words(claimed), BIG, BIG)
+
+
+def _literal_set(values: list[str]) -> bytes:
+    return words(OP_ALT, len(values)) + b"".join(_program(json_literal_string(v)) for v in values)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(_CHARS, max_size=6), min_size=1, max_size=6))
+def test_set_shortcut_is_the_general_automaton(values: list[str]) -> None:
+    program = _literal_set(values)  # duplicates too: the trie takes a literal met before again
+    fast = _shortcut(program)
+    assert _same(fast, _general(program))
+    for value in values:
+        spelled = ('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"').encode()
+        if not any(ord(c) < 0x20 for c in value):
+            assert fast.matches(spelled)
+    assert not fast.matches(b'"' + "".join(values).encode() + b'x"')  # longer than every value
+
+
+def test_sets_that_end_alike_share_their_last_states() -> None:
+    """Literals with a common ending meet before it: the minimal automaton, not the trie. After
+    "a" or "c" the rest is the same ("b" and the closing quote), so the two branches are one,
+    and the set needs no more states than "ab" alone (its trie would have six more: the node
+    after "c" and the five states inside the spellings that leave it)."""
+    both = _literal_set(["ab", "cb"])
+    fast = _shortcut(both)
+    assert fast.num_states == _shortcut(_literal_set(["ab"])).num_states
+    assert _same(fast, _general(both))
+    assert fast.matches(b'"\\u0063b"') and not fast.matches(b'"bb"')
+
+
+def test_the_other_keys_of_an_object_take_the_set_shortcut() -> None:
+    """The names that "any other key" excludes are built by the set shortcut."""
+    grammar = json_schema_to_grammar(
+        {"type": "object", "properties": {n: {"type": "integer"} for n in ["id", "name", "é", "a/b"]}},
+        property_order="any",
+    )
+    limits = ts.Limits()
+    cache = TerminalCache(VOCAB, limits)
+    programs: list[bytes] = []
+
+    def build(program: bytes, max_states: int, subset_cap: int) -> Any:
+        programs.append(program)
+        return cache.get(program, max_states, subset_cap)
+
+    lower(grammar, build, limits, cache.get_counted, cache.get_counted_units)
+    differences = [p for p in programs if _words(p)[0] == OP_DIFFERENCE]
+    assert differences
+    for program in differences:
+        right = program[4 * _core.program_node_end(_words(program), 1) :]
+        assert _words(right)[0] == OP_ALT
+        assert _same(_shortcut(right), _general(right))
+
+
+def test_sets_of_other_things_go_to_the_general_pipeline() -> None:
+    mixed = words(OP_ALT, 2) + _program(json_literal_string("a")) + words(OP_BYTES, 1, 48, 57)  # "a" or a digit
+    with pytest.raises(ts.LimitExceeded):
+        _core.build_dfa(_words(mixed), 1, BIG)
+    assert _core.build_dfa(_words(mixed), BIG, BIG).matches(b"7")
+    with pytest.raises(ts.LimitExceeded):  # an empty alternation is no set of literals
+        _core.build_dfa(_words(words(OP_ALT, 0)), 1, BIG)
+    with pytest.raises(ValueError, match="trailing words"):
+        _core.build_dfa(_words(_literal_set(["a", "b"]) + words(OP_ALT, 0)), 1, BIG)
