@@ -165,7 +165,8 @@ def test_the_other_keys_of_an_object_take_the_set_shortcut() -> None:
 
 
 def test_sets_of_other_things_go_to_the_general_pipeline() -> None:
-    mixed = words(OP_ALT, 2) + _program(json_literal_string("a")) + words(OP_BYTES, 1, 48, 57)  # "a" or a digit
+    # "a" or a digit
+    mixed = words(OP_ALT, 2) + _program(json_literal_string("a")) + words(OP_BYTES, 1, 48, 57)
     with pytest.raises(ts.LimitExceeded):
         _core.build_dfa(_words(mixed), 1, BIG)
     assert _core.build_dfa(_words(mixed), BIG, BIG).matches(b"7")
