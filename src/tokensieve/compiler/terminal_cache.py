@@ -167,22 +167,25 @@ class TerminalCache:
         words = np.frombuffer(program, dtype=np.int32)  # a view: no copy
         if words[0] == OP_DIFFERENCE:
             # "Any key but these" in every object schema: its left operand, the JSON string, is
-            # the same each time, so the operands are built through the cache and only their
-            # product is new. A left operand met before is recognized by its words (programs
+            # the same each time, so it is built through the cache and only the names and the
+            # product are new. A left operand met before is recognized by its words (programs
             # are prefix codes: a node's words decide where it ends), not found again by
-            # parsing the whole program.
-            split = next((4 + len(left) for left in self._lefts if program.startswith(left, 4)), 0)
-            if not split:
-                split = 4 * _core.program_node_end(words, 1)
+            # parsing the whole program, and looked up by the bytes remembered for it (whose
+            # hash Python keeps), not a copy hashed anew. The right operand is built without
+            # the cache: its names recur with their whole difference, which the cache holds
+            # already, and storing them would only push useful entries out.
+            left = next((left for left in self._lefts if program.startswith(left, 4)), None)
+            if left is None:
+                left = program[4 : 4 * _core.program_node_end(words, 1)]
                 with self._lock:
-                    self._lefts = (program[4:split], *self._lefts[:3])
-            left = self._piece(program[4:split], max_states)
-            right = self._piece(program[split:], max_states)
-            return _core.dfa_product(left, right, "minus", max_states)
+                    self._lefts = (left, *self._lefts[:3])
+            left_dfa = self._piece(left, max_states)
+            right_dfa = _core.build_dfa(words[1 + len(left) // 4 :], self.limits.max_nfa_states, max_states)
+            return _core.dfa_product(left_dfa, right_dfa, "minus", max_states)
         return _core.build_dfa(words, self.limits.max_nfa_states, max_states)
 
     def _piece(self, program: bytes, max_states: int) -> Any:
-        """The DFA of a part of a terminal, remembered with the terminals: a difference's
+        """The DFA of a part of a terminal, remembered with the terminals: a difference's left
         operand, or a counted terminal's prefix, item, unit label or suffix. The same pieces
         recur: the JSON string left of every "any other key", and the labels of a word-count
         pattern's units (one schema asked for 359 label DFAs, 42 of them distinct)."""
