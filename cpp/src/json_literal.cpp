@@ -278,6 +278,24 @@ int32_t literal_classes(const Edges& edges, std::vector<uint8_t>& class_of) {
   return num_classes;
 }
 
+// Each state's edges as a row of (class, target) pairs ascending by class, rows in state order
+// (`row_begin[s]` .. `row_begin[s + 1]`): a counting sort by state, a pair set's two bytes as
+// two cells.
+template <typename Edges>
+void literal_rows(const Edges& edges, int32_t num_states, const std::vector<uint8_t>& class_of,
+                  ScratchVector<int32_t>& row_begin, ScratchVector<std::pair<int32_t, int32_t>>& row) {
+  row_begin.assign(static_cast<size_t>(num_states) + 1, 0);
+  for (const auto& e : edges) row_begin[e.from + 1] += e.set.lo == e.set.hi ? 1 : 2;
+  for (int32_t s = 0; s < num_states; ++s) row_begin[s + 1] += row_begin[s];
+  ScratchVector<int32_t> row_fill(row_begin.begin(), row_begin.end() - 1);
+  row.resize(static_cast<size_t>(row_begin[num_states]));
+  for (const auto& e : edges) {
+    row[row_fill[e.from]++] = {class_of[e.set.lo], e.to};
+    if (e.set.hi != e.set.lo) row[row_fill[e.from]++] = {class_of[e.set.hi], e.to};
+  }
+  for (int32_t s = 0; s < num_states; ++s) std::sort(row.begin() + row_begin[s], row.begin() + row_begin[s + 1]);
+}
+
 }  // namespace
 
 std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int32_t max_states) {
@@ -340,19 +358,13 @@ std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int
   std::vector<uint8_t> class_of;
   const int32_t num_classes = literal_classes(edges, class_of);
 
-  // Each state's edges by class (a counting sort by state; a state has four at most), then the
-  // states renumbered breadth-first with classes ascending, as build_dfa() numbers a minimal
-  // DFA. Only the output table has a cell per state and class.
+  // Each state's edges by class (a state has four at most), then the states renumbered
+  // breadth-first with classes ascending, as build_dfa() numbers a minimal DFA. Only the output
+  // table has a cell per state and class.
   const auto num_states = static_cast<int32_t>(accepting.size());
-  ScratchVector<int32_t> row_begin(static_cast<size_t>(num_states) + 1, 0);
-  for (const Edge& e : edges) row_begin[e.from + 1] += e.set.lo == e.set.hi ? 1 : 2;
-  for (int32_t s = 0; s < num_states; ++s) row_begin[s + 1] += row_begin[s];
-  ScratchVector<int32_t> row_fill(row_begin.begin(), row_begin.end() - 1);
-  ScratchVector<std::pair<int32_t, int32_t>> row(static_cast<size_t>(row_begin[num_states]));  // (class, target)
-  for (const Edge& e : edges) {
-    row[row_fill[e.from]++] = {class_of[e.set.lo], e.to};
-    if (e.set.hi != e.set.lo) row[row_fill[e.from]++] = {class_of[e.set.hi], e.to};
-  }
+  ScratchVector<int32_t> row_begin;
+  ScratchVector<std::pair<int32_t, int32_t>> row;  // (class, target)
+  literal_rows(edges, num_states, class_of, row_begin, row);
   ScratchVector<int32_t> order(num_states, Dfa::kDead), queue{start};
   order[start] = 0;
   std::vector<int32_t> out_trans(static_cast<size_t>(num_states) * num_classes, Dfa::kDead);
@@ -361,7 +373,6 @@ std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int
     const int32_t s = queue[q];
     out_accepting[q] = accepting[s];
     const auto first = row.begin() + row_begin[s], last = row.begin() + row_begin[s + 1];
-    std::sort(first, last);
     for (auto it = first; it != last; ++it) {
       const auto [c, t] = *it;
       if (order[t] == Dfa::kDead) {
@@ -467,18 +478,10 @@ std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length,
   std::vector<uint8_t> class_of;
   const int32_t num_classes = literal_classes(edges, class_of);
 
-  // Each state's row: (class, target) ascending by class, in CSR order.
   const auto num_states = static_cast<int32_t>(first_edge.size());
-  ScratchVector<int32_t> row_begin(static_cast<size_t>(num_states) + 1, 0);
-  for (const Edge& e : edges) row_begin[e.from + 1] += e.set.lo == e.set.hi ? 1 : 2;
-  for (int32_t q = 0; q < num_states; ++q) row_begin[q + 1] += row_begin[q];
-  ScratchVector<int32_t> row_fill(row_begin.begin(), row_begin.end() - 1);
-  ScratchVector<std::pair<int32_t, int32_t>> row(static_cast<size_t>(row_begin[num_states]));
-  for (const Edge& e : edges) {
-    row[row_fill[e.from]++] = {class_of[e.set.lo], e.to};
-    if (e.set.hi != e.set.lo) row[row_fill[e.from]++] = {class_of[e.set.hi], e.to};
-  }
-  for (int32_t q = 0; q < num_states; ++q) std::sort(row.begin() + row_begin[q], row.begin() + row_begin[q + 1]);
+  ScratchVector<int32_t> row_begin;
+  ScratchVector<std::pair<int32_t, int32_t>> row;  // (class, target)
+  literal_rows(edges, num_states, class_of, row_begin, row);
 
   // Minimize (the trie has no cycle): states in depth-first post-order, each joining the block
   // of an earlier state with the same acceptance and the same (class, target block) row, else

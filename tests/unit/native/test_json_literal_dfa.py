@@ -60,6 +60,20 @@ _CHARS = st.one_of(
 )
 
 
+def _terminal_programs(grammar: Any) -> list[bytes]:
+    """The programs of the terminals that lowering ``grammar`` asks the terminal cache for."""
+    limits = ts.Limits()
+    cache = TerminalCache(VOCAB, limits)
+    programs: list[bytes] = []
+
+    def build(program: bytes, max_states: int, subset_cap: int) -> Any:
+        programs.append(program)
+        return cache.get(program, max_states, subset_cap)
+
+    lower(grammar, build, limits, cache.get_counted, cache.get_counted_units)
+    return programs
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.text(_CHARS, max_size=12))
 def test_shortcut_is_the_general_automaton(value: str) -> None:
@@ -82,15 +96,7 @@ def test_the_compilers_key_programs_take_the_shortcut() -> None:
         },
         property_order="any",
     )
-    limits = ts.Limits()
-    cache = TerminalCache(VOCAB, limits)
-    programs: list[bytes] = []
-
-    def build(program: bytes, max_states: int, subset_cap: int) -> Any:
-        programs.append(program)
-        return cache.get(program, max_states, subset_cap)
-
-    lower(grammar, build, limits, cache.get_counted, cache.get_counted_units)
+    programs = _terminal_programs(grammar)
     keys = [p for p in programs if _words(p)[:6].tolist() == [OP_SEQ, _words(p)[1], OP_BYTES, 1, 34, 34]]
     assert len(keys) == len(names)
     for program in keys:
@@ -147,15 +153,7 @@ def test_the_other_keys_of_an_object_take_the_set_shortcut() -> None:
         {"type": "object", "properties": {n: {"type": "integer"} for n in ["id", "name", "é", "a/b"]}},
         property_order="any",
     )
-    limits = ts.Limits()
-    cache = TerminalCache(VOCAB, limits)
-    programs: list[bytes] = []
-
-    def build(program: bytes, max_states: int, subset_cap: int) -> Any:
-        programs.append(program)
-        return cache.get(program, max_states, subset_cap)
-
-    lower(grammar, build, limits, cache.get_counted, cache.get_counted_units)
+    programs = _terminal_programs(grammar)
     differences = [p for p in programs if _words(p)[0] == OP_DIFFERENCE]
     assert differences
     for program in differences:
