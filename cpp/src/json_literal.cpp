@@ -278,22 +278,33 @@ int32_t literal_classes(const Edges& edges, std::vector<uint8_t>& class_of) {
   return num_classes;
 }
 
-// Each state's edges as a row of (class, target) pairs ascending by class, rows in state order
-// (`row_begin[s]` .. `row_begin[s + 1]`): a counting sort by state, a pair set's two bytes as
-// two cells.
+// A literal automaton's edges over byte classes: the classes (literal_classes), and each
+// state's row of (class, target) pairs ascending by class, rows in state order (`row_begin[s]`
+// .. `row_begin[s + 1]`; a pair set's two bytes are two cells).
+struct LiteralRows {
+  std::vector<uint8_t> class_of;
+  int32_t num_classes = 0;
+  ScratchVector<int32_t> row_begin;
+  ScratchVector<std::pair<int32_t, int32_t>> row;
+};
+
 template <typename Edges>
-void literal_rows(const Edges& edges, int32_t num_states, const std::vector<uint8_t>& class_of,
-                  ScratchVector<int32_t>& row_begin, ScratchVector<std::pair<int32_t, int32_t>>& row) {
-  row_begin.assign(static_cast<size_t>(num_states) + 1, 0);
-  for (const auto& e : edges) row_begin[e.from + 1] += e.set.lo == e.set.hi ? 1 : 2;
-  for (int32_t s = 0; s < num_states; ++s) row_begin[s + 1] += row_begin[s];
-  ScratchVector<int32_t> row_fill(row_begin.begin(), row_begin.end() - 1);
-  row.resize(static_cast<size_t>(row_begin[num_states]));
+LiteralRows literal_rows(const Edges& edges, int32_t num_states) {
+  LiteralRows out;
+  out.num_classes = literal_classes(edges, out.class_of);
+  out.row_begin.assign(static_cast<size_t>(num_states) + 1, 0);
+  for (const auto& e : edges) out.row_begin[e.from + 1] += e.set.lo == e.set.hi ? 1 : 2;
+  for (int32_t s = 0; s < num_states; ++s) out.row_begin[s + 1] += out.row_begin[s];
+  ScratchVector<int32_t> row_fill(out.row_begin.begin(), out.row_begin.end() - 1);  // (a counting sort by state)
+  out.row.resize(static_cast<size_t>(out.row_begin[num_states]));
   for (const auto& e : edges) {
-    row[row_fill[e.from]++] = {class_of[e.set.lo], e.to};
-    if (e.set.hi != e.set.lo) row[row_fill[e.from]++] = {class_of[e.set.hi], e.to};
+    out.row[row_fill[e.from]++] = {out.class_of[e.set.lo], e.to};
+    if (e.set.hi != e.set.lo) out.row[row_fill[e.from]++] = {out.class_of[e.set.hi], e.to};
   }
-  for (int32_t s = 0; s < num_states; ++s) std::sort(row.begin() + row_begin[s], row.begin() + row_begin[s + 1]);
+  for (int32_t s = 0; s < num_states; ++s) {
+    std::sort(out.row.begin() + out.row_begin[s], out.row.begin() + out.row_begin[s + 1]);
+  }
+  return out;
 }
 
 }  // namespace
@@ -355,16 +366,14 @@ std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int
   edges.push_back({at, {kQuote, kQuote}, final_state});
   if (static_cast<int64_t>(accepting.size()) > max_states) return std::nullopt;
 
-  std::vector<uint8_t> class_of;
-  const int32_t num_classes = literal_classes(edges, class_of);
-
   // Each state's edges by class (a state has four at most), then the states renumbered
   // breadth-first with classes ascending, as build_dfa() numbers a minimal DFA. Only the output
   // table has a cell per state and class.
   const auto num_states = static_cast<int32_t>(accepting.size());
-  ScratchVector<int32_t> row_begin;
-  ScratchVector<std::pair<int32_t, int32_t>> row;  // (class, target)
-  literal_rows(edges, num_states, class_of, row_begin, row);
+  LiteralRows rows = literal_rows(edges, num_states);
+  const int32_t num_classes = rows.num_classes;
+  const ScratchVector<int32_t>& row_begin = rows.row_begin;
+  const ScratchVector<std::pair<int32_t, int32_t>>& row = rows.row;
   ScratchVector<int32_t> order(num_states, Dfa::kDead), queue{start};
   order[start] = 0;
   std::vector<int32_t> out_trans(static_cast<size_t>(num_states) * num_classes, Dfa::kDead);
@@ -382,7 +391,7 @@ std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int
       out_trans[q * num_classes + c] = order[t];
     }
   }
-  return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
+  return Dfa(Dfa::Unchecked{}, num_classes, std::move(rows.class_of), std::move(out_trans), std::move(out_accepting), 0);
 }
 
 std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length, int32_t max_states) {
@@ -475,13 +484,11 @@ std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length,
   }
   if (in.pos != length) return std::nullopt;
 
-  std::vector<uint8_t> class_of;
-  const int32_t num_classes = literal_classes(edges, class_of);
-
   const auto num_states = static_cast<int32_t>(first_edge.size());
-  ScratchVector<int32_t> row_begin;
-  ScratchVector<std::pair<int32_t, int32_t>> row;  // (class, target)
-  literal_rows(edges, num_states, class_of, row_begin, row);
+  LiteralRows rows = literal_rows(edges, num_states);
+  const int32_t num_classes = rows.num_classes;
+  const ScratchVector<int32_t>& row_begin = rows.row_begin;
+  const ScratchVector<std::pair<int32_t, int32_t>>& row = rows.row;
 
   // Minimize (the trie has no cycle): states in depth-first post-order, each joining the block
   // of an earlier state with the same acceptance and the same (class, target block) row, else
@@ -561,7 +568,7 @@ std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length,
       out_trans[k * num_classes + row[i].first] = number[b];
     }
   }
-  return Dfa(Dfa::Unchecked{}, num_classes, std::move(class_of), std::move(out_trans), std::move(out_accepting), 0);
+  return Dfa(Dfa::Unchecked{}, num_classes, std::move(rows.class_of), std::move(out_trans), std::move(out_accepting), 0);
 }
 
 }  // namespace tokensieve::detail
