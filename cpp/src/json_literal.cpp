@@ -307,98 +307,75 @@ LiteralRows literal_rows(const Edges& edges, int32_t num_states) {
   return out;
 }
 
-}  // namespace
-
-std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int32_t max_states) {
-  // Recognize: [SEQ n] ["] characters... ["], nothing after.
-  if (length < 10 || program[0] != OP_SEQ) return std::nullopt;
-  Reader in{program, length, 0};
-  ScratchVector<Spellings> chars;
-  if (!read_literal(in, chars) || in.pos != length) return std::nullopt;
-
-  // The automaton: start -"-> P0, each character a small trie from P(i) to P(i+1) (its escapes
-  // share the backslash), then P(n) -"-> the accepting state. Minimal as built: every state's
-  // remaining strings spell a different rest of the literal, or end its character with a
-  // different byte set (raw UTF-8 continuation bytes, hex digits, escape letters).
-  struct Edge {
-    int32_t from;
-    ByteChoice set;
-    int32_t to;
-  };
-  ScratchVector<Edge> edges;
-  ScratchVector<uint8_t> accepting;
-  edges.reserve(16 * chars.size() + 2);  // (a character has 15 edges at most: raw, escapes, a pair)
-  accepting.reserve(16 * chars.size() + 3);
-  auto new_state = [&] {
-    accepting.push_back(0);
-    return static_cast<int32_t>(accepting.size() - 1);
-  };
-  const int32_t start = new_state();
-  int32_t at = new_state();
-  edges.push_back({start, {kQuote, kQuote}, at});
-  for (const Spellings& s : chars) {
-    const int32_t next = new_state();
-    const size_t first_edge = edges.size();  // this character's edges
-    for (int32_t k = 0; k < s.count; ++k) {
-      const Spelling& sp = s.of[k];
-      int32_t from = at;
-      for (int32_t j = 0; j < sp.size; ++j) {
-        const bool last = j + 1 == sp.size;
-        int32_t shared = -1;
-        for (size_t e = first_edge; e < edges.size() && shared < 0; ++e) {
-          if (edges[e].from == from && edges[e].set == sp.sets[j]) shared = edges[e].to;
-        }
-        if (shared >= 0) {
-          if (last || shared == next) return std::nullopt;  // (no spelling is a prefix of another)
-          from = shared;
-          continue;
-        }
-        const int32_t to = last ? next : new_state();
-        edges.push_back({from, sp.sets[j], to});
-        from = to;
+// The blocks of a literal trie's states (no cycle): states in depth-first post-order, each
+// joining the block of an earlier state with the same acceptance (`final_state` alone accepts)
+// and the same (class, target block) row, else a block of its own. `block_of` (sized to the
+// states) and `member` (a state of each block) receive them.
+void minimize_trie(int32_t start, int32_t final_state, const ScratchVector<int32_t>& row_begin,
+                   const ScratchVector<std::pair<int32_t, int32_t>>& row, ScratchVector<int32_t>& block_of,
+                   ScratchVector<int32_t>& member) {
+  const auto num_states = static_cast<int32_t>(row_begin.size()) - 1;
+  ScratchVector<int32_t> order;
+  order.reserve(num_states);
+  {
+    ScratchVector<uint8_t> seen(num_states, 0);
+    ScratchVector<std::pair<int32_t, int32_t>> stack{{start, row_begin[start]}};
+    seen[start] = 1;
+    while (!stack.empty()) {
+      auto& [q, next] = stack.back();
+      if (next == row_begin[q + 1]) {
+        order.push_back(q);
+        stack.pop_back();
+        continue;
+      }
+      const int32_t t = row[next++].second;
+      if (!seen[t]) {
+        seen[t] = 1;
+        stack.emplace_back(t, row_begin[t]);  // invalidates q and next
       }
     }
-    at = next;
-    if (static_cast<int64_t>(accepting.size()) > max_states) return std::nullopt;
   }
-  const int32_t final_state = new_state();
-  accepting[final_state] = 1;
-  edges.push_back({at, {kQuote, kQuote}, final_state});
-  if (static_cast<int64_t>(accepting.size()) > max_states) return std::nullopt;
-
-  // Each state's edges by class (a state has four at most), then the states renumbered
-  // breadth-first with classes ascending, as build_dfa() numbers a minimal DFA. Only the output
-  // table has a cell per state and class.
-  const auto num_states = static_cast<int32_t>(accepting.size());
-  LiteralRows rows = literal_rows(edges, num_states);
-  const int32_t num_classes = rows.num_classes;
-  const ScratchVector<int32_t>& row_begin = rows.row_begin;
-  const ScratchVector<std::pair<int32_t, int32_t>>& row = rows.row;
-  ScratchVector<int32_t> order(num_states, Dfa::kDead), queue{start};
-  order[start] = 0;
-  std::vector<int32_t> out_trans(static_cast<size_t>(num_states) * num_classes, Dfa::kDead);
-  std::vector<uint8_t> out_accepting(num_states);
-  for (size_t q = 0; q < queue.size(); ++q) {
-    const int32_t s = queue[q];
-    out_accepting[q] = accepting[s];
-    const auto first = row.begin() + row_begin[s], last = row.begin() + row_begin[s + 1];
-    for (auto it = first; it != last; ++it) {
-      const auto [c, t] = *it;
-      if (order[t] == Dfa::kDead) {
-        order[t] = static_cast<int32_t>(queue.size());
-        queue.push_back(t);
-      }
-      out_trans[q * num_classes + c] = order[t];
+  ScratchVector<uint64_t> block_hash;
+  size_t capacity = 64;
+  while (capacity < 2 * static_cast<size_t>(num_states)) capacity *= 2;
+  ScratchVector<int32_t> table(capacity, -1);
+  auto hash_of = [&](int32_t q) {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ (q == final_state ? 1u : 0u);
+    for (int32_t i = row_begin[q]; i < row_begin[q + 1]; ++i) {
+      const uint64_t edge = (static_cast<uint64_t>(row[i].first) << 32) | static_cast<uint32_t>(block_of[row[i].second]);
+      h = (h ^ edge) * 0xFF51AFD7ED558CCDull;
+      h ^= h >> 29;
     }
+    return h;
+  };
+  auto same = [&](int32_t a, int32_t b) {
+    if ((a == final_state) != (b == final_state) || row_begin[a + 1] - row_begin[a] != row_begin[b + 1] - row_begin[b]) {
+      return false;
+    }
+    for (int32_t i = row_begin[a], j = row_begin[b]; i < row_begin[a + 1]; ++i, ++j) {
+      if (row[i].first != row[j].first || block_of[row[i].second] != block_of[row[j].second]) return false;
+    }
+    return true;
+  };
+  for (const int32_t q : order) {
+    const uint64_t h = hash_of(q);
+    size_t slot = h & (capacity - 1);
+    while (table[slot] >= 0 && !(block_hash[table[slot]] == h && same(member[table[slot]], q))) {
+      slot = (slot + 1) & (capacity - 1);
+    }
+    if (table[slot] < 0) {
+      table[slot] = static_cast<int32_t>(member.size());
+      member.push_back(q);
+      block_hash.push_back(h);
+    }
+    block_of[q] = table[slot];
   }
-  return Dfa(Dfa::Unchecked{}, num_classes, std::move(rows.class_of), std::move(out_trans), std::move(out_accepting), 0);
 }
 
-std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length, int32_t max_states) {
-  // Recognize: [ALT n] literal_1 ... literal_n, nothing after.
-  if (length < 12 || program[0] != OP_ALT || program[1] < 1) return std::nullopt;
-  const int32_t n = program[1];
-
+// The automaton of `count` literals read from `in` (which must then be at its end), or nothing
+// when the words are not literals, the trie passes `max_states` states, or its byte sets would
+// not make a deterministic trie.
+std::optional<Dfa> literal_trie(Reader& in, int32_t count, int32_t max_states) {
   // The literals' trie over characters: state 0 starts, state 1 is the one accepting state,
   // state 2 follows the opening quote and is the trie's root. A *node* stands for a prefix of
   // some literals that ends with a whole character; each character goes from its node to the
@@ -438,9 +415,8 @@ std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length,
   const int32_t root = new_state(true);
   add_edge(start, {kQuote, kQuote}, root);
 
-  Reader in{program, length, 2};
   ScratchVector<Spellings> chars;
-  for (int32_t i = 0; i < n; ++i) {
+  for (int32_t i = 0; i < count; ++i) {
     chars.clear();
     if (!read_literal(in, chars)) return std::nullopt;
     int32_t at = root;
@@ -482,7 +458,7 @@ std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length,
     if (e == -2 || (e >= 0 && edges[e].to != final_state)) return std::nullopt;
     if (e < 0) add_edge(at, {kQuote, kQuote}, final_state);
   }
-  if (in.pos != length) return std::nullopt;
+  if (in.pos != in.length) return std::nullopt;
 
   const auto num_states = static_cast<int32_t>(first_edge.size());
   LiteralRows rows = literal_rows(edges, num_states);
@@ -490,64 +466,16 @@ std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length,
   const ScratchVector<int32_t>& row_begin = rows.row_begin;
   const ScratchVector<std::pair<int32_t, int32_t>>& row = rows.row;
 
-  // Minimize (the trie has no cycle): states in depth-first post-order, each joining the block
-  // of an earlier state with the same acceptance and the same (class, target block) row, else
-  // a block of its own. Literals that end alike share their last states this way.
-  ScratchVector<int32_t> order;
-  order.reserve(num_states);
-  {
-    ScratchVector<uint8_t> seen(num_states, 0);
-    ScratchVector<std::pair<int32_t, int32_t>> stack{{start, row_begin[start]}};
-    seen[start] = 1;
-    while (!stack.empty()) {
-      auto& [q, next] = stack.back();
-      if (next == row_begin[q + 1]) {
-        order.push_back(q);
-        stack.pop_back();
-        continue;
-      }
-      const int32_t t = row[next++].second;
-      if (!seen[t]) {
-        seen[t] = 1;
-        stack.emplace_back(t, row_begin[t]);  // invalidates q and next
-      }
-    }
-  }
+  // Several literals are minimized (literals that end alike share their last states). One is
+  // minimal as built: every state's remaining strings spell a different rest of it, or end its
+  // character with a different byte set (raw UTF-8 continuation bytes, hex digits, escape
+  // letters), so each state is its own block.
   ScratchVector<int32_t> block_of(num_states, -1), member;  // member: a state of each block
-  ScratchVector<uint64_t> block_hash;
-  size_t capacity = 64;
-  while (capacity < 2 * static_cast<size_t>(num_states)) capacity *= 2;
-  ScratchVector<int32_t> table(capacity, -1);
-  auto hash_of = [&](int32_t q) {
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ (q == final_state ? 1u : 0u);
-    for (int32_t i = row_begin[q]; i < row_begin[q + 1]; ++i) {
-      const uint64_t edge = (static_cast<uint64_t>(row[i].first) << 32) | static_cast<uint32_t>(block_of[row[i].second]);
-      h = (h ^ edge) * 0xFF51AFD7ED558CCDull;
-      h ^= h >> 29;
-    }
-    return h;
-  };
-  auto same = [&](int32_t a, int32_t b) {
-    if ((a == final_state) != (b == final_state) || row_begin[a + 1] - row_begin[a] != row_begin[b + 1] - row_begin[b]) {
-      return false;
-    }
-    for (int32_t i = row_begin[a], j = row_begin[b]; i < row_begin[a + 1]; ++i, ++j) {
-      if (row[i].first != row[j].first || block_of[row[i].second] != block_of[row[j].second]) return false;
-    }
-    return true;
-  };
-  for (const int32_t q : order) {
-    const uint64_t h = hash_of(q);
-    size_t slot = h & (capacity - 1);
-    while (table[slot] >= 0 && !(block_hash[table[slot]] == h && same(member[table[slot]], q))) {
-      slot = (slot + 1) & (capacity - 1);
-    }
-    if (table[slot] < 0) {
-      table[slot] = static_cast<int32_t>(member.size());
-      member.push_back(q);
-      block_hash.push_back(h);
-    }
-    block_of[q] = table[slot];
+  if (count == 1) {
+    for (int32_t q = 0; q < num_states; ++q) block_of[q] = q;
+    member.assign(block_of.begin(), block_of.end());
+  } else {
+    minimize_trie(start, final_state, row_begin, row, block_of, member);
   }
 
   // Blocks numbered breadth-first from the start's, classes ascending, as build_dfa() numbers.
@@ -569,6 +497,22 @@ std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length,
     }
   }
   return Dfa(Dfa::Unchecked{}, num_classes, std::move(rows.class_of), std::move(out_trans), std::move(out_accepting), 0);
+}
+
+}  // namespace
+
+std::optional<Dfa> build_json_literal(const int32_t* program, size_t length, int32_t max_states) {
+  // Recognize: [SEQ n] ["] characters... ["], nothing after.
+  if (length < 10 || program[0] != OP_SEQ) return std::nullopt;
+  Reader in{program, length, 0};
+  return literal_trie(in, 1, max_states);
+}
+
+std::optional<Dfa> build_json_literal_set(const int32_t* program, size_t length, int32_t max_states) {
+  // Recognize: [ALT n] literal_1 ... literal_n, nothing after.
+  if (length < 12 || program[0] != OP_ALT || program[1] < 1) return std::nullopt;
+  Reader in{program, length, 2};
+  return literal_trie(in, program[1], max_states);
 }
 
 }  // namespace tokensieve::detail
