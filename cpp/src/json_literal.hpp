@@ -1,5 +1,5 @@
-// The automaton of one JSON-quoted string literal, or of a set of them, built directly (json_literal.cpp): private
-// to the library, called by build_dfa() before it parses a program.
+// The automaton of one JSON-quoted string literal, or of a set of them, built directly
+// (json_literal.cpp): private to the library, called by build_dfa() before it parses a program.
 #pragma once
 #include <cstddef>
 #include <cstdint>

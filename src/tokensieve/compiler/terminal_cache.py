@@ -174,7 +174,7 @@ class TerminalCache:
             # hash Python keeps), not a copy hashed anew. The right operand is built without
             # the cache: its names recur with their whole difference, which the cache holds
             # already, and storing them would only push useful entries out.
-            left = next((left for left in self._lefts if program.startswith(left, 4)), None)
+            left = next((known for known in self._lefts if program.startswith(known, 4)), None)
             if left is None:
                 left = program[4 : 4 * _core.program_node_end(words, 1)]
                 with self._lock:
