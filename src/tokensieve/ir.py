@@ -346,9 +346,10 @@ class Seam(_Node):
     """The empty string, as an item of a :class:`Seq`: a hint that the compiler should end one
     terminal here and start another, because the pieces on either side recur elsewhere.
 
-    A JSON object member ``"key" ws ":" ws value`` has a seam after its key: the key is
-    particular to one schema, while ``ws ":" ws "string"`` recurs in every schema, so its
-    automaton and token index are built once per process instead of once per member. A
+    A JSON object member ``"key" ws ":" ws value`` has seams around ``ws ":" ws``: the key
+    and often the value are particular to one schema, while ``ws ":" ws`` recurs in every
+    member of every schema, so its automaton and token index are built once per process
+    instead of once per member. A
     sequence with seams also cuts the sequence it is an item of (directly or through a rule
     reference): it ends the run of items before it at its first seam and starts a new one
     after its end. Nor is any other node holding a seam made one terminal (an alternation of

@@ -1,8 +1,9 @@
 """Seams (``ir.Seam``): where the lowering cuts a regular sequence into separate terminals.
 
-A JSON object member ``"key" ws ":" ws value`` has a seam after its key, so the part after it
-is one automaton for every member with that value, in every schema: a second schema with new
-property names builds automata for its keys only.
+A JSON object member ``"key" ws ":" ws value`` has seams around ``ws ":" ws``, so that part is
+one automaton for every member of every schema, and a value is one automaton for every member
+with that value: a second schema with new property names builds automata for its keys only,
+and one with new enum values for those values only.
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ def test_member_values_share_one_automaton_across_schemas() -> None:
     recorder.programs.clear()
     members(["gamma", "delta"])
     second = set(recorder.programs)
-    # `ws ":" ws "string"` is the same automaton in both schemas; only keys are new.
+    # `ws ":" ws` and `"string"` are the same automata in both schemas; only keys are new.
     assert any(_has_colon(p) for p in first & second)
     assert not any(_has_colon(p) for p in second - first)
 
@@ -170,9 +171,27 @@ def test_declared_order_members_share_their_value_automaton() -> None:
 
     first = {p for p in members(["alpha"]) if _has_colon(p)}
     second = {p for p in members(["beta", "gamma", "delta"]) if _has_colon(p)}
-    # `ws ":" ws "string"` (and the other value automata) for one member are those of three
+    # `ws ":" ws` (and the value automata) for one member are those of three
     # members with other names: no automaton holds a key, a comma or a later member with them.
     assert second == first
+
+
+def test_a_value_particular_to_a_schema_is_an_automaton_of_its_own() -> None:
+    """An enum is particular to its schema: its automaton is built for it, while ``ws ":" ws``
+    before it is the one every member of every schema uses (joined to the value, it would be
+    built again for each enum)."""
+    cache = TerminalCache(VOCAB, ts.Limits())
+    recorder = _Recorder(cache)
+
+    def members(values: list[str]) -> set[tuple[int, ...]]:
+        recorder.programs.clear()
+        schema = {"type": "object", "properties": {"kind": {"enum": values}}, "required": ["kind"]}
+        lower(json_schema_to_grammar(schema, property_order="any"), recorder, ts.Limits(), cache.get_counted)
+        return set(recorder.programs)
+
+    first, second = members(["red", "green"]), members(["north", "south"])
+    assert {p for p in second if _has_colon(p)} <= first  # the colon's automaton is shared
+    assert second - first  # the new enum's automaton
 
 
 def test_other_keys_share_their_string_automaton_across_schemas(monkeypatch: pytest.MonkeyPatch) -> None:

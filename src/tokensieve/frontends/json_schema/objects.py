@@ -127,9 +127,13 @@ def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
     """``key : value`` as a rule of its own: member lists mention each member in many places
     (every optional tail, every any-order state), and a reference is cheap to repeat.
 
-    A seam after the key lets the compiler keep the key's automaton apart from
-    ``ws : ws value``, which recurs across members and schemas and so is built once."""
-    return conv.shared_rule("member", seq(key, SEAM, conv.ws, literal(":"), conv.ws, value))
+    A seam after the key keeps the key's automaton apart from ``ws : ws``, and one before the
+    value keeps the value's apart from it too: ``ws : ws`` recurs in every member of every
+    schema and so is built once per process, while joined to a value particular to one schema
+    (an enum, a pattern, an array of these) it would be built again with each, at two indented
+    whitespaces' worth of states more than the value alone (and an enum alone is a literal set,
+    which the native builder makes directly). The matcher walks a token across the seam."""
+    return conv.shared_rule("member", seq(key, SEAM, conv.ws, literal(":"), conv.ws, SEAM, value))
 
 
 def _subschema(loc: Location, key: str, *path: str) -> Location:
