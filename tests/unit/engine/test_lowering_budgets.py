@@ -201,3 +201,22 @@ def test_a_pattern_lower_bound_past_int32_inside_a_difference_is_refused_by_name
     with pytest.raises(ts.LimitExceeded) as info:
         ts.Compiler(VOCAB).json_schema({"not": {"type": "string", "pattern": "^a{3000000000,}$"}})
     assert info.value.limit == "max_nfa_states"
+
+
+def test_an_alternation_alone_between_seams_is_one_terminal_under_the_group_budget() -> None:
+    # A member's value after its seam, too large for a terminal's budget: split into its
+    # alternatives, every mask where it may start would walk the vocabulary through each of
+    # them; it gets the larger budget a run's largest item gets with its neighbours instead.
+    from tokensieve.ir import SEAM, Bytes, Grammar, Repeat, alt, literal, seq
+
+    digits = Repeat(Bytes.of([(48, 57)]), 0, 30)
+    value = alt(seq(literal("a"), digits), seq(literal("b"), digits, literal("!")))
+    grammar = Grammar({"root": seq(literal("k"), SEAM, value)}, "root")
+    limits = ts.Limits(max_terminal_states=40)  # each alternative fits, their union does not
+    compiled = ts.Compiler(VOCAB, limits=limits).grammar(grammar)
+    assert compiled.stats.terminals == 2  # "k", and the value whole
+    assert ts.Matcher(compiled).accept_bytes(b"ka123") and ts.Matcher(compiled).accept_bytes(b"kb1!")
+    assert not ts.Matcher(compiled).accept_bytes(b"kb1a")
+    alone = ts.Compiler(VOCAB, limits=ts.Limits(max_terminal_states=10)).grammar(grammar)
+    assert alone.stats.terminals > 2  # past the group budget too: still split, still exact
+    assert ts.Matcher(alone).accept_bytes(b"kb1!") and not ts.Matcher(alone).accept_bytes(b"kc")
