@@ -110,3 +110,17 @@ def test_grammars_compiled_without_the_cache_are_not_counted(vocab: ts.Vocabular
     descend(uncached, 30)
     assert uncached.memory_bytes > uncached.stats.memory_bytes
     assert compiler.cache_bytes == 0
+
+
+def test_a_compiler_loads_the_json_schema_front_end_so_the_first_schema_does_not() -> None:
+    # Importing the front-end takes tens of milliseconds; `import tokensieve` stays without it.
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, tokensieve as ts;"
+        "before = 'tokensieve.frontends.json_schema' in sys.modules;"
+        "ts.Compiler(ts.Vocabulary([b'a', b'<eos>'], eos_token_ids=[1], special_token_ids=[1]));"
+        "sys.exit(0 if not before and 'tokensieve.frontends.json_schema' in sys.modules else 1)"
+    )
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
