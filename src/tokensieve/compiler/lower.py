@@ -725,7 +725,7 @@ class _Lowering:
         ``^\\d+.*$`` would end at almost every byte, and every index entry would need a suffix
         trie of the whole vocabulary."""
         j = max(range(len(run)), key=lambda k: self.nfa_size(run[k]))
-        budget = 4 * self.limits.max_terminal_states
+        budget = self.group_budget()
         # A word list takes its quotes and neighbours along under its own budget (the whole
         # run, too, when that is the first group: it was tried under the smaller one).
         whole_tried = not self.is_word_list(run[j])
@@ -736,12 +736,9 @@ class _Lowering:
             if lo < 0 or hi > len(run) or (lo == 0 and hi == len(run) and whole_tried):
                 continue
             group = run[lo:hi]
-            # The last try before pieces that end anywhere: a larger budget and, unless a
-            # large bounded repetition is unrolled in it (its automaton is large anyway, and
-            # a counter takes it), room for the subset construction, which may overshoot the
-            # minimal automaton many times (a `uri-reference` string: 8,000+ states on the
-            # way to 1,309).
-            slack = 1 if any(self.unrolls_large_repeat(it) for it in group) else 8
+            # The last try before pieces that end anywhere: a larger budget and room for the
+            # subset construction (see group_slack).
+            slack = self.group_slack(group)
             if failed_once and not self.fits_alone(run[j], budget):
                 return None
             t = self.try_run_terminal(group, budget, subset_slack=slack)
@@ -770,11 +767,22 @@ class _Lowering:
         t = self.try_terminal(item)
         if t is not None:
             return t
-        budget = 4 * self.limits.max_terminal_states
+        budget = self.group_budget()
         if not self.fits_alone(item, budget):
             return None
-        slack = 1 if self.unrolls_large_repeat(item) else 8
-        return self.try_terminal(item, budget, subset_slack=slack, size_budget=budget)
+        return self.try_terminal(item, budget, subset_slack=self.group_slack([item]), size_budget=budget)
+
+    def group_budget(self) -> int:
+        """The state budget of the last try before regular items are split into pieces (a
+        run's largest item with its neighbours, an alternation alone): above the terminals'."""
+        return 4 * self.limits.max_terminal_states
+
+    def group_slack(self, items: list[Expr]) -> int:
+        """The subset-construction slack of that last try: room for a construction that may
+        overshoot the minimal automaton many times (a `uri-reference` string: 8,000+ states on
+        the way to 1,309), unless a large bounded repetition is unrolled in ``items`` (its
+        automaton is large anyway, and a counter takes it)."""
+        return 1 if any(self.unrolls_large_repeat(it) for it in items) else 8
 
     def fits_alone(self, item: Expr, budget: int) -> bool:
         """Whether ``item`` on its own fits a neighbours group's budget; builds no terminal.
@@ -787,7 +795,7 @@ class _Lowering:
         least as many states), each subset of ``item``'s NFA positions reached in the subset
         construction is reached, shifted, in the group's, and the NFA only grows. The
         item's own slack is the largest any group of it gets."""
-        slack = 1 if self.unrolls_large_repeat(item) else 8
+        slack = self.group_slack([item])
         if self.has_counted(item) or self.too_large_to_try(self.nfa_size(item), slack):
             return False
         program = _program(item, self.rules, self.program_memo)
