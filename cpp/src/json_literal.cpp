@@ -2,11 +2,10 @@
 //
 // Property names are the commonest terminal there is: every object schema brings new ones, and
 // each is built the first time it is met. Its program spells every character three ways at
-// most (raw, short escape, \u escape with hex letters in either case), hundreds of words for a
-// name of a dozen characters, which the general builder parses, partitions into byte classes,
-// inserts into a choice trie and minimizes: 13 us a name on average over the 4,400 names that
-// 400 MaskBench dev schemas build, where the automaton itself is a chain of small tries that can
-// be written down at once (4.6 us here).
+// most (raw, short escape, \u escape with hex letters in either case; printable ASCII but
+// & < > only raw, or as its short escape for " and \), which the general builder parses,
+// partitions into byte classes, inserts into a choice trie and minimizes, where the automaton
+// itself is a chain of small tries that can be written down at once.
 //
 // The program is recognized, not trusted: the characters are read off it, their spellings made
 // here, and the program must be exactly the words those spellings encode to (the encoding of
@@ -47,7 +46,8 @@ struct Spelling {
   void push(int32_t byte) { push(byte, byte); }
 };
 
-// Every spelling of one character, in the front-ends' order: raw, short escape, \u escape.
+// Every spelling of one character, in the front-ends' order: raw, short escape, \u escape
+// (none for printable ASCII, U+0020..U+007E, but & < >: strings.py's PLAIN_ASCII).
 struct Spellings {
   std::array<Spelling, 3> of;
   int32_t count = 0;
@@ -122,6 +122,8 @@ bool spell(uint32_t cp, Spellings& out) {
     s.push(kBackslash);
     s.push(letter);
   }
+  // Printable ASCII has no \u escape, but for Go's HTML-safe & < > (strings.py's PLAIN_ASCII).
+  if (cp >= 0x20 && cp <= 0x7E && cp != '&' && cp != '<' && cp != '>') return true;
   Spelling& u = out.of[out.count++];
   u.size = 0;
   u.push(kBackslash);
@@ -218,8 +220,13 @@ struct Reader {
       }
       return cp;
     }
-    // One spelling, spliced: a control character's \u00XX.
-    if (single(pos) != kBackslash || single(pos + 4) != 'u') return -1;
+    // One spelling, spliced: printable ASCII raw, " or \ as its short escape, or a control
+    // character's \u00XX.
+    const int32_t b = single(pos);
+    if (b >= 0x20 && b <= 0x7E && b != kBackslash) return b;
+    if (b != kBackslash) return -1;
+    const int32_t letter = single(pos + 4);
+    if (letter != 'u') return letter == '"' || letter == '\\' ? unescape_short(letter) : -1;
     size_t at = pos + 8;
     int64_t cp = 0;
     for (int i = 0; i < 4; ++i) {

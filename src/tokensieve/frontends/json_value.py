@@ -25,6 +25,7 @@ __all__ = [
 _DIGIT = Bytes(((0x30, 0x39),))
 _NONZERO = Bytes(((0x31, 0x39),))
 _HEX = Bytes(((0x30, 0x39), (0x41, 0x46), (0x61, 0x66)))
+_HEX_NONZERO = Bytes(((0x31, 0x39), (0x41, 0x46), (0x61, 0x66)))
 
 
 @cache
@@ -32,12 +33,30 @@ def json_string_char() -> Expr:
     """One character of a JSON string body: an unescaped character or one escape.
 
     Unescaped: U+0020..U+10FFFF except ``"`` and ``\\`` (UTF-8 exact, no surrogates).
-    Escapes: ``\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX`` (any four hex digits).
+    Escapes: ``\\" \\\\ \\/ \\b \\f \\n \\r \\t`` and ``\\uXXXX`` (four hex digits, in
+    either case) for any 16-bit value but printable ASCII (U+0020..U+007E) other than
+    ``&<>``: printable ASCII has one spelling, itself, as every serializer writes it (Go's
+    HTML-safe ``\\u0026``, ``\\u003c``, ``\\u003e`` apart: see
+    ``tokensieve.frontends.json_schema.strings``).
     """
     unescaped = codepoints([(0x20, 0x21), (0x23, 0x5B), (0x5D, 0x10FFFF)])
     simple = Bytes.of([(ord(c), ord(c)) for c in '"\\/bfnrt'])
-    escape = seq(literal("\\"), alt(simple, seq(literal("u"), _HEX, _HEX, _HEX, _HEX)))
-    return alt(unescaped, escape)
+    return alt(unescaped, seq(literal("\\"), alt(simple, seq(literal("u"), _u_escape_digits()))))
+
+
+def _u_escape_digits() -> Expr:
+    """The four hex digits of a ``\\u`` escape of any value but U+0020..U+007E other than
+    ``&<>``."""
+    zero = literal("0")
+    return alt(
+        seq(_HEX_NONZERO, _HEX, _HEX, _HEX),  # U+1000..U+FFFF
+        seq(zero, _HEX_NONZERO, _HEX, _HEX),  # U+0100..U+0FFF
+        seq(zero, zero, Bytes(((0x30, 0x31),)), _HEX),  # U+0000..U+001F
+        seq(zero, zero, literal("26")),  # U+0026 &
+        seq(zero, zero, literal("3"), Bytes.of([(c, c) for c in b"CEce"])),  # U+003C <, U+003E >
+        seq(zero, zero, literal("7"), Bytes(((0x46, 0x46), (0x66, 0x66)))),  # U+007F
+        seq(zero, zero, Bytes(((0x38, 0x39), (0x41, 0x46), (0x61, 0x66))), _HEX),  # U+0080..U+00FF
+    )
 
 
 @cache

@@ -15,7 +15,8 @@ def accepts(schema: Any, text: str | bytes, **options: Any) -> bool:
 
 
 def check(schema: Any, valid: list[Any], invalid: list[Any], **options: Any) -> None:
-    """Each valid value (json.dumps, and indent=2) is complete; each invalid one is not.
+    """Each valid value (json.dumps, with indent=2, and with ensure_ascii) is complete; each
+    invalid one is not.
 
     Invalid items given as ``str`` wrapped in ``Raw`` are raw texts (e.g. other spellings).
     """
@@ -35,4 +36,6 @@ class Raw(str):
 def _texts(v: Any) -> list[bytes]:
     if isinstance(v, Raw):
         return [v.encode()]
-    return [json.dumps(v, ensure_ascii=False).encode(), json.dumps(v, indent=2, ensure_ascii=False).encode()]
+    texts = [json.dumps(v, ensure_ascii=False).encode(), json.dumps(v, indent=2, ensure_ascii=False).encode()]
+    escaped = json.dumps(v).encode()  # ensure_ascii: every non-ASCII character as \uXXXX
+    return texts if escaped in texts else [*texts, escaped]

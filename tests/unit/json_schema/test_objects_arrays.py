@@ -34,13 +34,31 @@ def test_any_order_exact_set() -> None:
 
 
 def test_additional_keys_exclude_declared_names_in_every_spelling() -> None:
-    schema = {"properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}}
-    check(schema, [{"a": 1, "b": "x"}], [{"a": "x"}, Raw('{"a": 1, "\\u0061": "x"}'), {"b": 1}])
+    schema = {"properties": {"é": {"type": "integer"}}, "additionalProperties": {"type": "string"}}
+    check(schema, [{"é": 1, "b": "x"}], [{"é": "x"}, Raw('{"é": 1, "\\u00e9": "x"}'), {"b": 1}])
     check(
-        {"properties": {"a": {}}, "additionalProperties": False},
-        [{"a": 1}, Raw('{"\\u0061": 1}')],
+        {"properties": {"é": {}}, "additionalProperties": False},
+        [{"é": 1}, Raw('{"\\u00e9": 1}'), Raw('{"\\u00E9": 1}')],
         [{"b": 1}],
     )
+
+
+def test_printable_ascii_in_keys_has_one_spelling() -> None:
+    # "\u0061" is "a" to a parser, but no serializer writes it: neither a declared key nor
+    # an additional one may be spelled so (the values allowed are the same).
+    check({"properties": {"a": {}}, "additionalProperties": False}, [{"a": 1}], [Raw('{"\\u0061": 1}')])
+    schema = {"properties": {"a": {"type": "integer"}}}
+    check(schema, [{"a": 1, "b": "x"}], [Raw('{"\\u0061": "x"}'), Raw('{"\\u0062": "x"}')])
+
+
+def test_go_html_safe_escapes_are_accepted() -> None:
+    # Go's encoding/json writes & < > as \u0026 \u003c \u003e by default: those three
+    # printable characters keep their \u spellings, in keys, values and any-JSON strings.
+    keys = {"properties": {"a<b": {"type": "integer"}}, "additionalProperties": False}
+    check(keys, [{"a<b": 1}, Raw('{"a\\u003cb": 1}'), Raw('{"a\\u003Cb": 1}')], [Raw('{"a\\u003eb": 1}')])
+    values = {"enum": ["R&D", "x>y"]}
+    check(values, ["R&D", Raw('"R\\u0026D"'), Raw('"x\\u003ey"')], [Raw('"R\\u0027D"'), Raw('"\\u0078>y"')])
+    check({"type": "string"}, [Raw('"\\u0026\\u003c\\u003E"')], [Raw('"\\u0041"'), Raw('"\\u007e"')])
 
 
 def test_pattern_properties_and_property_names() -> None:
@@ -53,8 +71,12 @@ def test_pattern_keys_are_their_spellings_and_overlaps_intersect() -> None:
     # One pattern: its keys are its quoted spellings, with no set difference for the native
     # builder to compute (any string minus (any string minus P) built the automaton of P
     # three times over). Two overlapping patterns: the keys matching both get both values.
-    one = {"patternProperties": {"^[a-c]{1,20}$": {"type": "integer"}}, "additionalProperties": False}
-    check(one, [{}, {"ab": 1}, {"\u0061": 2}, Raw('{"\\u0061b": 1}')], [{"abd": 1}, {"ab": "s"}, {"": 1}])
+    one = {"patternProperties": {"^[a-cé]{1,20}$": {"type": "integer"}}, "additionalProperties": False}
+    check(
+        one,
+        [{}, {"ab": 1}, {"aé": 2}, Raw('{"\\u00e9b": 1}')],
+        [{"abd": 1}, {"ab": "s"}, {"": 1}, Raw('{"\\u0061b": 1}')],
+    )
     grammar = json_schema_to_grammar(one)
     assert "Difference" not in repr(grammar.rules)
     two = {

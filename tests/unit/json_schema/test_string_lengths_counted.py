@@ -64,10 +64,10 @@ def test_an_email_with_a_max_length_compiles() -> None:
 def test_lengths_count_characters_not_bytes_or_escapes() -> None:
     grammar = ts.Compiler(VOCAB).json_schema({"type": "string", "pattern": r"^\S+@\S+$", "maxLength": 40})
     m = ts.Matcher(grammar)
-    text = '"' + "\\u0061" * 38 + '@b"'  # 40 characters, each "a" written as an escape
+    text = '"' + "\\u00e9" * 38 + '@b"'  # 40 characters, each "é" written as an escape
     assert m.accept_bytes(text.encode()) and m.is_accepting()
     m = ts.Matcher(grammar)
-    assert not m.accept_bytes(('"' + "\\u0061" * 39 + '@b"').encode())
+    assert not m.accept_bytes(('"' + "\\u00e9" * 39 + '@b"').encode())
 
 
 def test_a_counted_string_under_not_is_expanded_for_the_difference() -> None:

@@ -30,8 +30,8 @@ def test_pattern_is_unanchored_unless_anchored() -> None:
 
 
 def test_pattern_with_length_and_escaped_content() -> None:
-    schema = {"type": "string", "pattern": '^[a"]+$', "maxLength": 2}
-    check(schema, ["a", 'a"', Raw('"\\u0061\\""')], ["aaa", "", "b"])
+    schema = {"type": "string", "pattern": '^[é"]+$', "maxLength": 2}
+    check(schema, ["é", 'é"', Raw('"\\u00e9\\""')], ["ééé", "", "b", Raw('"\\u00e9\\u0022"')])
 
 
 def test_control_characters_in_pattern_are_escaped_in_json() -> None:

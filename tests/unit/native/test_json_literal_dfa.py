@@ -14,6 +14,7 @@ program wrapped in a one-armed alternation, which the shortcut does not recogniz
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
@@ -55,7 +56,7 @@ def _same(a: object, b: object) -> bool:
 # Characters from every spelling class: plain ASCII, the short escapes, control characters
 # with and without a short escape, hex letters in their \u escape, 2-, 3- and 4-byte UTF-8.
 _CHARS = st.one_of(
-    st.sampled_from(list('abzAZ09_-./"\\\b\f\n\r\t\x00\x01\x1f\x7f é€\u07ff\u0800\uffff😀\U0010ffff')),
+    st.sampled_from(list('abzAZ09_-./~"\\\b\f\n\r\t\x00\x01\x1f\x7f é€\u07ff\u0800\uffff😀\U0010ffff')),
     st.characters(blacklist_categories=("Cs",)),
 )
 
@@ -83,7 +84,14 @@ def test_shortcut_is_the_general_automaton(value: str) -> None:
     spelled = ('"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"').encode()
     if not any(ord(c) < 0x20 for c in value):
         assert fast.matches(spelled)
+    assert fast.matches(json.dumps(value).encode())  # ensure_ascii: \uXXXX beyond ASCII
+    assert fast.matches(json.dumps(value, ensure_ascii=False).encode())
     assert not fast.matches(spelled + b" ")
+    plain = [i for i, c in enumerate(value) if 0x20 <= ord(c) <= 0x7E and c not in "&<>"]
+    if plain:  # printable ASCII has one spelling (Go's HTML-safe &<> apart): never a \u escape
+        i = plain[0]
+        escaped = json.dumps(value[:i])[:-1] + f"\\u{ord(value[i]):04x}" + json.dumps(value[i + 1 :])[1:]
+        assert not fast.matches(escaped.encode())
 
 
 def test_the_compilers_key_programs_take_the_shortcut() -> None:
@@ -137,14 +145,21 @@ def test_set_shortcut_is_the_general_automaton(values: list[str]) -> None:
 
 def test_sets_that_end_alike_share_their_last_states() -> None:
     """Literals with a common ending meet before it: the minimal automaton, not the trie. After
-    "a" or "c" the rest is the same ("b" and the closing quote), so the two branches are one,
-    and the set needs no more states than "ab" alone (its trie would have six more: the node
-    after "c" and the five states inside the spellings that leave it)."""
-    both = _literal_set(["ab", "cb"])
+    "é" or "ç" the rest is the same ("b" and the closing quote), so the two branches are one,
+    and the set needs no more states than "éb" alone (its trie would have more: the node after
+    "ç" and the states inside the spellings that leave it)."""
+    both = _literal_set(["éb", "çb"])
     fast = _shortcut(both)
-    assert fast.num_states == _shortcut(_literal_set(["ab"])).num_states
+    assert fast.num_states == _shortcut(_literal_set(["éb"])).num_states
     assert _same(fast, _general(both))
-    assert fast.matches(b'"\\u0063b"') and not fast.matches(b'"bb"')
+    assert fast.matches(b'"\\u00e7b"') and fast.matches('"çb"'.encode()) and not fast.matches(b'"bb"')
+    ascii_only = _literal_set(["ab", "cb"])
+    assert _shortcut(ascii_only).num_states == _shortcut(_literal_set(["ab"])).num_states
+    assert _same(_shortcut(ascii_only), _general(ascii_only))
+    assert not _shortcut(ascii_only).matches(b'"\\u0063b"')  # printable ASCII: one spelling
+    html = _literal_set(["a<b", "a&b"])  # Go's HTML-safe escapes: & < > keep their \u spellings
+    assert _same(_shortcut(html), _general(html))
+    assert _shortcut(html).matches(b'"a\\u003cb"') and _shortcut(html).matches(b'"a\\u0026b"')
 
 
 def test_the_other_keys_of_an_object_take_the_set_shortcut() -> None:

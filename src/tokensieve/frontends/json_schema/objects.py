@@ -1,10 +1,11 @@
 """Objects: ``properties``, ``required``, ``additionalProperties``, ``patternProperties``,
 ``propertyNames``, ``minProperties``/``maxProperties``, in either property order.
 
-**Keys.** A member's key is any JSON spelling of its name (``"a"`` or ``"\\u0061"``): JSON
-Schema sees decoded keys. Keys of additional properties are every string *except* the
-declared names (a complement computed on automata, so no spelling of a declared name can
-sneak in as an "additional" key), further split by which ``patternProperties`` match.
+**Keys.** A member's key is any JSON spelling of its name that :mod:`.strings` accepts
+(``"é"`` or ``"\\u00e9"``; printable ASCII only as itself): JSON Schema sees decoded keys.
+Keys of additional properties are every string *except* the declared names (a complement
+computed on automata, so no spelling of a declared name can sneak in as an "additional"
+key), further split by which ``patternProperties`` match.
 
 **Order** (``property_order``):
 

@@ -1,17 +1,30 @@
 """JSON strings whose *unescaped* content is constrained (``minLength``, ``pattern``, ``format``...).
 
 JSON Schema constrains the decoded value of a string, while the grammar sees its
-serialization. The two differ by escapes: ``"\\u0041"``, ``"\\x41"``-free ``"A"`` and
-``"\\/"``/``"/"`` are the same value. The construction here is exact for that:
+serialization. The two differ by escapes: ``"\\u00e9"`` and ``"é"``, ``"\\/"`` and ``"/"``
+are the same value. The construction here is exact for that:
 
 1. every constraint is a *content language*: a regular expression over the UTF-8
    bytes of the decoded value (patterns, formats, enum values, excluded values);
 2. constraints are combined on byte DFAs (:mod:`.automata`: intersection, difference);
 3. the DFA is read character by character (:func:`char_graph`): its edges become
    sets of code points, and lengths are counted in code points, not bytes;
-4. each edge's code-point set becomes :func:`escaped_chars`: every JSON spelling of
+4. each edge's code-point set becomes :func:`escaped_chars`: the JSON spellings of
    those characters (raw UTF-8 where JSON allows it, the short escapes, ``\\uXXXX``
-   with hex digits in either case, surrogate pairs above U+FFFF).
+   with hex digits in either case, surrogate pairs above U+FFFF), except that a
+   printable ASCII character but ``&<>`` is never a ``\\u`` escape (see :data:`PLAIN_ASCII`).
+
+**One spelling of printable ASCII.** ``"\\u0061"`` is ``"a"`` to a JSON parser, but no
+serializer writes it (``json.dumps`` with or without ``ensure_ascii``, ``JSON.stringify``,
+serde): printable ASCII (U+0020..U+007E) is written as itself, ``"`` and ``\\`` as ``\\"``
+and ``\\\\``, and ``/`` as ``/`` or ``\\/``. The one exception kept is Go's
+``encoding/json``, which by default writes ``&``, ``<`` and ``>`` as ``\\u0026``,
+``\\u003c`` and ``\\u003e`` (HTML-safe output): those three keep their ``\\u``
+spellings. Every value keeps a spelling, so the set of values is the same, while the
+automata are several times smaller (a property name had six states per character, the
+``\\u00XX`` branch of each) and a key's remaining characters are forced once it is
+begun, which jump-forward decoding needs. Control characters, other non-ASCII
+characters and astral ones keep every spelling, as ``ensure_ascii`` output needs them.
 
 Control characters (U+0000..U+001F), ``"`` and ``\\`` therefore only ever appear escaped,
 whatever the pattern says. Lone surrogate escapes (``"\\ud800"``) are never accepted: such
@@ -20,7 +33,7 @@ a value is not a Unicode string and cannot be UTF-8 encoded.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -56,10 +69,13 @@ CpRanges = tuple[tuple[int, int], ...]
 
 _SHORT_ESCAPES = {0x22: '"', 0x5C: "\\", 0x2F: "/", 0x08: "b", 0x0C: "f", 0x0A: "n", 0x0D: "r", 0x09: "t"}
 _MUST_ESCAPE: CpRanges = ((0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C))
+PLAIN_ASCII: CpRanges = ((0x20, 0x25), (0x27, 0x3B), (0x3D, 0x3D), (0x3F, 0x7E))
+"""Printable ASCII but ``&``, ``<`` and ``>``: never spelled ``\\uXXXX`` (see the module's
+docstring)."""
 _QUOTE = literal('"')
 
 
-def _subtract(ranges: CpRanges, remove: CpRanges) -> list[tuple[int, int]]:
+def _subtract(ranges: Sequence[tuple[int, int]], remove: CpRanges) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     for lo, hi in ranges:
         cur = lo
@@ -98,7 +114,8 @@ def _u_escape(lo: int, hi: int) -> Expr:
 
 @lru_cache(maxsize=4096)
 def escaped_chars(ranges: CpRanges) -> Expr:
-    """Every JSON spelling of one character whose code point lies in ``ranges``."""
+    """The JSON spellings of one character whose code point lies in ``ranges`` (no ``\\u``
+    escape of printable ASCII)."""
     options: list[Expr] = []
     raw = _subtract(ranges, _MUST_ESCAPE)
     if raw:
@@ -106,7 +123,7 @@ def escaped_chars(ranges: CpRanges) -> Expr:
     for cp, letter in _SHORT_ESCAPES.items():
         if any(lo <= cp <= hi for lo, hi in ranges):
             options.append(literal("\\" + letter))
-    for lo, hi in _clip(ranges, 0, 0xFFFF):
+    for lo, hi in _subtract(_clip(ranges, 0, 0xFFFF), PLAIN_ASCII):
         for a, b in ((lo, min(hi, 0xD7FF)), (max(lo, 0xE000), hi)):  # no lone surrogates
             if a <= b:
                 options.append(_u_escape(a, b))
