@@ -47,7 +47,7 @@ struct Spelling {
 };
 
 // Every spelling of one character, in the front-ends' order: raw, short escape, \u escape
-// (none for printable ASCII, U+0020..U+007E, but & < >: strings.py's PLAIN_ASCII).
+// (none for printable ASCII, U+0020..U+007E, but & < >: json_value.py's PLAIN_ASCII).
 struct Spellings {
   std::array<Spelling, 3> of;
   int32_t count = 0;
@@ -122,7 +122,7 @@ bool spell(uint32_t cp, Spellings& out) {
     s.push(kBackslash);
     s.push(letter);
   }
-  // Printable ASCII has no \u escape, but for Go's HTML-safe & < > (strings.py's PLAIN_ASCII).
+  // Printable ASCII has no \u escape, but for Go's HTML-safe & < > (json_value.py's PLAIN_ASCII).
   if (cp >= 0x20 && cp <= 0x7E && cp != '&' && cp != '<' && cp != '>') return true;
   Spelling& u = out.of[out.count++];
   u.size = 0;

@@ -29,6 +29,7 @@ from tokensieve.compiler.lower import lower
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 from tokensieve.frontends.json_schema.automata import _program
 from tokensieve.frontends.json_schema.strings import json_literal_string
+from tokensieve.frontends.json_value import PLAIN_ASCII, json_string_char
 from tokensieve.program import OP_ALT, OP_BYTES, OP_DIFFERENCE, OP_SEQ, words
 
 BIG = 1_000_000
@@ -92,6 +93,15 @@ def test_shortcut_is_the_general_automaton(value: str) -> None:
         i = plain[0]
         escaped = json.dumps(value[:i])[:-1] + f"\\u{ord(value[i]):04x}" + json.dumps(value[i + 1 :])[1:]
         assert not fast.matches(escaped.encode())
+
+
+def test_any_json_string_escapes_every_value_but_plain_ascii() -> None:
+    """json_string_char's hand-written \\u digits are the complement of PLAIN_ASCII."""
+    char = _general(_program(json_string_char()))
+    for cp in range(0x10000):
+        plain = any(lo <= cp <= hi for lo, hi in PLAIN_ASCII)
+        for text in (f"\\u{cp:04x}", f"\\u{cp:04X}"):
+            assert char.matches(text.encode()) is not plain, text
 
 
 def test_the_compilers_key_programs_take_the_shortcut() -> None:

@@ -52,6 +52,7 @@ from ...ir import (
     literal,
     seq,
 )
+from ..json_value import PLAIN_ASCII
 from .automata import DFA, LabeledGraph, NotRegular, dfa_from_expr, utf8_strings
 from .digits import fixed_width
 
@@ -69,9 +70,6 @@ CpRanges = tuple[tuple[int, int], ...]
 
 _SHORT_ESCAPES = {0x22: '"', 0x5C: "\\", 0x2F: "/", 0x08: "b", 0x0C: "f", 0x0A: "n", 0x0D: "r", 0x09: "t"}
 _MUST_ESCAPE: CpRanges = ((0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C))
-PLAIN_ASCII: CpRanges = ((0x20, 0x25), (0x27, 0x3B), (0x3D, 0x3D), (0x3F, 0x7E))
-"""Printable ASCII but ``&``, ``<`` and ``>``: never spelled ``\\uXXXX`` (see the module's
-docstring)."""
 _QUOTE = literal('"')
 
 
