@@ -90,6 +90,31 @@ def test_multiple_of() -> None:
     check({"type": "number", "multipleOf": 0.25}, [0.5, 1, -0.75, Raw("0.250")], [0.1, 0.3])
 
 
+def test_number_constraints_met_again_keep_their_own_meaning() -> None:
+    """One expression per distinct number constraints (and one residue automaton per step) is
+    shared by every place that meets them: arms that differ in a bound's strictness, the
+    integer type or the step must still each mean their own set."""
+    arms = [
+        {"type": "number", "minimum": 1, "multipleOf": 0.5},
+        {"type": "number", "exclusiveMinimum": 1, "multipleOf": 0.5},
+        {"type": "integer", "minimum": 1, "multipleOf": 3},
+        {"type": "number", "multipleOf": 3},
+    ]
+    # oneOf: exactly one arm. 1 is in arm 0 only; 1.5 in arms 0 and 1; 3 in all four;
+    # -3 in arm 3 only; 1.25 in none.
+    check({"oneOf": arms}, [1, -3, Raw("-3.0")], [1.5, 3, 1.25, 6])
+    # The same arms again under a not and inside an allOf: the remembered expressions are
+    # the same objects, and must mean the same.
+    check({"allOf": [{"anyOf": arms}, {"not": {"anyOf": arms[2:]}}]}, [1, 1.5, 2.5], [3, -3, 1.25, 0.5])
+    # Draft 4 counts 1.0 as no integer: the same bounds there are another expression.
+    draft4 = "http://json-schema.org/draft-04/schema#"
+    check(
+        {"$schema": draft4, "anyOf": [{"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 1}]},
+        [1, 2],
+        [Raw("1.0"), 0],
+    )
+
+
 def test_draft4_boolean_exclusive_bounds() -> None:
     check({"type": "integer", "minimum": 3, "exclusiveMinimum": True}, [4], [3])
 

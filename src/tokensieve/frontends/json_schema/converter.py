@@ -420,10 +420,31 @@ class Converter:
         )
         for loc in conj:
             composition.tighten_number(self, spec, loc)
-        try:
-            return number_expr(spec, self.grammar, "number")
-        except UnsatisfiableSchemaError:
-            return NOTHING
+        # One expression per distinct combination of constraints, as for strings below: a
+        # multipleOf builds a residue automaton and its product with the range, and negations
+        # and oneOf/contains arms meet the same number many times (Handwritten
+        # oneofitemscontains1 built 71 of them for two distinct numbers). Bounds and step are
+        # keyed by their spelling: "1.0000" and "1" are equal values but not equal steps
+        # (the first needs 10,000 residues and is refused).
+        key = (
+            "number",
+            spec.integer,
+            None if spec.lower is None else str(spec.lower),
+            spec.lower_strict,
+            None if spec.upper is None else str(spec.upper),
+            spec.upper_strict,
+            None if spec.multiple_of is None else str(spec.multiple_of),
+            spec.zero_fraction_integers,
+        )
+        hit = self.memo.get(key)
+        if hit is None:
+            try:
+                hit = (number_expr(spec, self.grammar, "number"),)
+            except UnsatisfiableSchemaError:
+                hit = (NOTHING,)
+            self.memo[key] = hit
+        expr: Expr = hit[0]
+        return expr
 
     def string(self, conj: list[Location]) -> Expr:
         spec = strings.StringSpec(pointer=conj[0].pointer if conj else "")

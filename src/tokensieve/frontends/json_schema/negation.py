@@ -295,20 +295,31 @@ def _subtract_here(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...]
 def _without_counters(conv: Converter, expr: Expr) -> Expr:
     """``expr`` with each CountedAutomaton replaced by its plain expansion (made once per
     node): a set difference needs automata, and a counter is not one."""
+    return _replace_counters(conv, expr, {})
+
+
+def _replace_counters(conv: Converter, expr: Expr, done: dict[int, Expr]) -> Expr:
+    """:func:`_without_counters` with the nodes already rewritten in this walk (by id): the
+    IR is a DAG (a multipleOf's automaton met under every arm of a oneOf), and a walk of it
+    as a tree would visit shared nodes once per path (Handwritten allone2: 270 nodes per call)."""
+    hit = done.get(id(expr))
+    if hit is not None:
+        return hit
+    out = expr
     if isinstance(expr, CountedAutomaton):
-        if expr.expanded is None:
-            return expr
-        expand = expr.expanded
-        return conv.remembered(("expanded", id(expr)), lambda: expand(conv.grammar), expr)
-    if isinstance(expr, (Seq, Alt)):
-        items = tuple(_without_counters(conv, it) for it in expr.items)
-        if all(a is b for a, b in zip(items, expr.items, strict=True)):
-            return expr
-        return Seq(items) if isinstance(expr, Seq) else Alt(items)
-    if isinstance(expr, Repeat):
-        item = _without_counters(conv, expr.item)
-        return expr if item is expr.item else Repeat(item, expr.min, expr.max)
-    return expr
+        if expr.expanded is not None:
+            expand = expr.expanded
+            out = conv.remembered(("expanded", id(expr)), lambda: expand(conv.grammar), expr)
+    elif isinstance(expr, (Seq, Alt)):
+        items = tuple(_replace_counters(conv, it, done) for it in expr.items)
+        if not all(a is b for a, b in zip(items, expr.items, strict=True)):
+            out = Seq(items) if isinstance(expr, Seq) else Alt(items)
+    elif isinstance(expr, Repeat):
+        item = _replace_counters(conv, expr.item, done)
+        if item is not expr.item:
+            out = Repeat(item, expr.min, expr.max)
+    done[id(expr)] = out  # expr is alive for the walk (the caller holds the root)
+    return out
 
 
 def _has_ref(expr: Expr) -> bool:

@@ -172,8 +172,14 @@ def _decimal_range(lo: Decimal | None, lo_strict: bool, hi: Decimal | None, hi_s
 # ----------------------------------------------------------------------------- multipleOf
 
 
-def _multiple_dfa(step: Decimal, fraction_digits_allowed: bool) -> DFA:
-    """Numerals ``-?I(.F)?`` whose value is a multiple of ``step`` (as a DFA, by residues)."""
+@lru_cache(maxsize=256)
+def _multiple_dfa(step_text: str, fraction_digits_allowed: bool) -> DFA:
+    """Numerals ``-?I(.F)?`` whose value is a multiple of ``step_text`` (as a DFA, by residues).
+
+    Cached by the step's spelling (its residue count depends on it: ``"1.0"`` has ten): the
+    automaton is a function of the step alone, met again by every schema, negation and
+    ``oneOf`` arm with that ``multipleOf``, and a DFA is not changed by its uses."""
+    step = Decimal(step_text)
     sign, digits, exp = step.as_tuple()
     scale = max(-int(exp), 0)  # step = p / 10^scale
     p = int(step.scaleb(scale))
@@ -324,7 +330,7 @@ def number_expr(spec: NumberSpec, grammar: Grammar, hint: str = "number") -> Exp
                 keyword="multipleOf",
                 pointer=spec.pointer,
             )
-        dfa = dfa_from_expr(body).intersect(_multiple_dfa(step, not integer))
+        dfa = dfa_from_expr(body).intersect(_multiple_dfa(str(step), not integer))
         if dfa.is_empty():
             raise UnsatisfiableSchemaError(
                 f"no value in range is a multiple of {step}", keyword="multipleOf", pointer=spec.pointer
