@@ -267,3 +267,25 @@ def test_dfa_to_automaton_is_the_labeled_graph_s_automaton() -> None:
         dfa = _random_dfa(rng, rng.randint(1, 12))
         for d in (dfa, dfa.minimize()):
             assert d.to_automaton() == d.labeled().to_automaton()
+
+
+def test_large_graphs_become_automata_without_state_elimination() -> None:
+    """Past MAX_ELIMINATION_EDGES edges a graph is not eliminated (its expression would not
+    fit anyway): ``to_ir`` gives the automaton, with the same language, and a graph just
+    under the bound is still eliminated into an expression."""
+    from tokensieve.frontends.json_schema.labeled import MAX_ELIMINATION_EDGES
+    from tokensieve.frontends.json_schema.numbers import _multiple_dfa
+
+    # Numerals that are multiples of 37: 37 residues with ten digit edges each, and a cycle
+    # through all of them (state elimination would blow up on it).
+    dfa = _multiple_dfa("37", False)
+    graph = dfa.labeled()
+    assert sum(len(row) for row in graph.edges) > MAX_ELIMINATION_EDGES
+    assert graph.to_expr() is None
+    ir = dfa.to_ir(Grammar(), "m")
+    assert isinstance(ir, Automaton)
+    back = dfa_from_expr(ir)
+    for n in [0, 37, 74, 370, 999, 1, 38, 100, -37, -38]:
+        assert _accepts(back, str(n)) == (n % 37 == 0), n
+    small = dfa_from_expr(parse_regex("(ab|ba)*c"))
+    assert small.labeled().to_expr() is not None

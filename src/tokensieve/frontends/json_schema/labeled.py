@@ -56,6 +56,17 @@ def _node_count(e: Expr, sizes: dict[int, tuple[Expr, int]]) -> int:
     return nodes
 
 
+# State elimination is worth its cost for small graphs only. Its expression holds every edge
+# label at least once and usually many times over (each eliminated state multiplies its in-
+# and out-edges), and the compiler turns an expression and an Automaton node into the same
+# DFA, so past this many edges the graph goes straight to an automaton. Measured over the
+# MaskBench dev split (every to_expr call while converting its 3563 schemas): no graph of more
+# than 210 edges fitted the 4000-node budget, and the 224 attempts that did not fit cost
+# ten times what the 739 that did cost (most of them hundreds of edges, up to 9 ms each in
+# the development tree: the residue automata of multipleOf after a subtraction).
+MAX_ELIMINATION_EDGES = 256
+
+
 @dataclass
 class LabeledGraph:
     """An automaton whose edges carry IR expressions; state 0 starts.
@@ -68,12 +79,14 @@ class LabeledGraph:
     accept: list[bool]
 
     def to_expr(self, budget: int = 4000) -> Expr | None:
-        """A regular expression by state elimination, or None past ``budget`` nodes."""
+        """A regular expression by state elimination, or None past ``budget`` nodes (or
+        past :data:`MAX_ELIMINATION_EDGES` edges, without trying)."""
         n = len(self.accept)
         edges = sum(len(row) for row in self.edges)
-        if edges > budget:
+        if edges > min(budget, MAX_ELIMINATION_EDGES):
             # Every edge label of a trimmed automaton survives into the expression at least
-            # once, so it cannot fit; the elimination itself is quadratic in the states.
+            # once, so past the budget it cannot fit; the elimination itself is quadratic in
+            # the states, and past the edge bound it does not fit in practice either.
             return None
         init, final = n, n + 1
         out: dict[int, dict[int, Expr]] = {s: {} for s in range(n + 2)}

@@ -137,8 +137,10 @@ def _magnitude(lo: Decimal, lo_strict: bool, hi: Decimal | None, hi_strict: bool
     ib, fb = _frac_digits(hi)
     if ia == ib:
         both = dfa_from_expr(_frac_ge(fa, lo_strict)).intersect(dfa_from_expr(_frac_le(fb, hi_strict)))
+        # An expression when state elimination gives one, else the automaton: the same
+        # language either way (None is "too large to eliminate", not "empty").
         frac = both.labeled().to_expr()
-        return seq(uint_range(ia, ia), frac if frac is not None else NOTHING)
+        return seq(uint_range(ia, ia), frac if frac is not None else both.to_automaton())
     return alt(
         seq(uint_range(ia, ia), _frac_ge(fa, lo_strict)),
         seq(uint_range(ia + 1, ib - 1), _ANY_FRACTION),
