@@ -77,6 +77,19 @@ class _Shape:
         self.max_props = None
 
 
+class _Applicator:
+    """What one schema of a conjunction says about the value of a key, read once: each of
+    the conjunction's declared names asks every schema of it (WashingtonPost wp_0: 1,343
+    declared values over 143 objects, each reading its schemas' keywords again)."""
+
+    def __init__(self, conv: Converter, loc: Location) -> None:
+        self.loc = loc
+        props = loc.schema.get("properties")
+        self.properties: dict[str, Any] = props if isinstance(props, dict) else {}
+        self.patterns = _patterns(loc)
+        self.additional = _additional(conv, loc)
+
+
 def any_object(conv: Converter) -> Expr:
     """Any JSON object (keys any strings, values any JSON)."""
     member = seq(json_string(), conv.ws, literal(":"), conv.ws, conv.any_value())
@@ -110,17 +123,18 @@ def object_value(conv: Converter, conj: list[Location]) -> Expr:
         return NOTHING
     name_filters = _property_name_filters(conv, conj)
     unevaluated = _unevaluated(conj)
+    applicators = [_Applicator(conv, loc) for loc in conj]
     members: list[Member] = []
     for name in shape.names:
         required = name in shape.required
         allowed = _name_allowed(conv, name_filters, name)
-        value = _declared_value(conv, conj, name, unevaluated) if allowed else NOTHING
+        value = _declared_value(conv, applicators, name, unevaluated) if allowed else NOTHING
         if value == NOTHING:
             if required:
                 return NOTHING
             continue
         members.append(Member(member_rule(conv, json_literal_string(name), value), value, required))
-    extras = _extra_members(conv, conj, list(shape.names), name_filters, unevaluated)
+    extras = _extra_members(conv, applicators, list(shape.names), name_filters, unevaluated)
     return object_expr(conv, members, extras, shape.min_props, shape.max_props)
 
 
@@ -190,27 +204,25 @@ def _unevaluated(conj: list[Location]) -> list[tuple[Location, list[int]]]:
 
 
 def _declared_value(
-    conv: Converter, conj: list[Location], name: str, unevaluated: list[tuple[Location, list[int]]]
+    conv: Converter, conj: list[_Applicator], name: str, unevaluated: list[tuple[Location, list[int]]]
 ) -> Expr:
     """The value of a declared property: every schema that applies to that key, together."""
     parts: list[Location] = []
     evaluated: set[int] = set()
-    for index, loc in enumerate(conj):
-        props = loc.schema.get("properties") or {}
+    for index, schema in enumerate(conj):
+        loc = schema.loc
         matched = False
-        if name in props:
+        if name in schema.properties:
             parts.append(_subschema(loc, "properties", name))
             matched = True
-        for pattern, sub in _patterns(loc):
+        for pattern, sub in schema.patterns:
             if _py_search(conv, pattern, name, loc.pointer):
                 parts.append(sub)
                 matched = True
         if matched:
             evaluated.add(index)
-        else:
-            extra = _additional(conv, loc)
-            if extra is not None:
-                parts.append(extra)
+        elif schema.additional is not None:
+            parts.append(schema.additional)
     parts += [schema for schema, scope in unevaluated if not evaluated.intersection(scope)]
     return _value_of(conv, parts)
 
@@ -254,17 +266,17 @@ def _unconstrained(spec: StringSpec) -> bool:
 
 def _extra_members(
     conv: Converter,
-    conj: list[Location],
+    conj: list[_Applicator],
     names: list[str],
     filters: list[Location],
     unevaluated: list[tuple[Location, list[int]]],
 ) -> list[Expr]:
     """Members whose keys are not declared, one per region of matching patterns."""
-    pointer = conj[0].pointer if conj else ""
+    pointer = conj[0].loc.pointer if conj else ""
     base = _key_spec(conv, filters, pointer)
     if base is None:
         return []
-    patterns = [(p, sub, i) for i, loc in enumerate(conj) for p, sub in _patterns(loc)]
+    patterns = [(p, sub, i) for i, schema in enumerate(conj) for p, sub in schema.patterns]
     if len(patterns) > _MAX_PATTERN_REGIONS:
         conv.unsupported(
             f"more than {_MAX_PATTERN_REGIONS} patternProperties patterns in one object",
@@ -291,11 +303,9 @@ def _extra_members(
         inside = [k for k in range(len(patterns)) if subset >> k & 1]
         parts: list[Location] = [patterns[k][1] for k in inside]
         owners = {patterns[k][2] for k in inside}
-        for i, loc in enumerate(conj):
-            if i not in owners:
-                extra = _additional(conv, loc)
-                if extra is not None:
-                    parts.append(extra)
+        for i, schema in enumerate(conj):
+            if i not in owners and schema.additional is not None:
+                parts.append(schema.additional)
         parts += [schema for schema, scope in unevaluated if not owners.intersection(scope)]
         value = _value_of(conv, parts)
         if value == NOTHING:
