@@ -324,51 +324,97 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, 
         memo[id(expr)] = program
 
 
-def _recursive_rules(grammar: Grammar) -> set[str]:
-    """Names of rules that can reach themselves (Tarjan's SCCs, iterative)."""
-    graph: dict[str, list[str]] = {name: sorted(_facts(body).refs) for name, body in grammar.rules.items()}
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
+class RuleGraph:
+    """What one walk of the rule graph tells the lowering (see :func:`analyse_rules`)."""
+
+    __slots__ = ("depth", "recursive")
+
+    def __init__(self, depth: int, recursive: set[str]) -> None:
+        self.depth = depth
+        """A bound on how deep the lowering's recursive walks go (see :func:`grammar_depth`)."""
+        self.recursive = recursive
+        """Names of the rules that can reach themselves."""
+
+
+def analyse_rules(grammar: Grammar, stop_past: int) -> RuleGraph:
+    """The recursive rules (Tarjan's strongly connected components) and :func:`grammar_depth`'s
+    bound, from one depth-first walk of the rules: both walk the same graph, and on schemas of
+    a thousand rules (Kubernetes, WashingtonPost) the two walks were a sixth of the lowering.
+
+    The walk is iterative, over rule numbers rather than names, visiting the rules in their
+    order and each rule's references from the last name in sorted order to the first: the
+    order the bound is defined by (a reference back into the current path counts nothing,
+    so the bound depends on the order, and sorting makes it the same in every process)."""
+    rules = grammar.rules
+    names = list(rules)
+    position = {name: i for i, name in enumerate(names)}
+    facts = [_facts(body) for body in rules.values()]
+    total = 0
+    for f in facts:
+        total += f.depth
+    n = len(names)
+    index = [-1] * n  # Tarjan's visit numbers, -1 before the visit
+    low = [0] * n
+    bound = [0] * n  # set when a rule's walk ends: until then (on the path) it counts 0
+    on_stack = [False] * n
+    component_stack: list[int] = []
     recursive: set[str] = set()
     counter = 0
-    for root in graph:
-        if root in index:
+    deepest = 0
+    for root in range(n):
+        if index[root] >= 0:
             continue
-        work: list[tuple[str, int]] = [(root, 0)]
-        while work:
-            node, i = work.pop()
-            if i == 0:
-                index[node] = low[node] = counter
+        index[root] = low[root] = counter
+        counter += 1
+        component_stack.append(root)
+        on_stack[root] = True
+        frames: list[tuple[int, list[int]]] = [(root, _successors(facts[root], position))]
+        while frames:
+            node, pending = frames[-1]
+            child = -1
+            while pending:
+                nxt = pending.pop()
+                if index[nxt] < 0:
+                    child = nxt
+                    break
+                if on_stack[nxt] and index[nxt] < low[node]:
+                    low[node] = index[nxt]
+            if child >= 0:
+                index[child] = low[child] = counter
                 counter += 1
-                stack.append(node)
-                on_stack.add(node)
-            succ = graph.get(node, [])
-            if i < len(succ):
-                work.append((node, i + 1))
-                nxt = succ[i]
-                if nxt not in graph:
-                    continue
-                if nxt not in index:
-                    work.append((nxt, 0))
-                elif nxt in on_stack:
-                    low[node] = min(low[node], index[nxt])
+                component_stack.append(child)
+                on_stack[child] = True
+                frames.append((child, _successors(facts[child], position)))
                 continue
-            for s in succ:
-                if s in on_stack and s in low:
-                    low[node] = min(low[node], low[s])
-            if low[node] == index[node]:
-                component = []
+            frames.pop()
+            below = 0
+            for ref in facts[node].refs:
+                at = position.get(ref)
+                if at is not None and bound[at] > below:
+                    below = bound[at]
+            bound[node] = facts[node].depth + below
+            if bound[node] > deepest:
+                deepest = bound[node]
+            if low[node] == index[node]:  # node roots a component: pop it
+                component: list[str] = []
                 while True:
-                    w = stack.pop()
-                    on_stack.discard(w)
-                    component.append(w)
+                    w = component_stack.pop()
+                    on_stack[w] = False
+                    component.append(names[w])
                     if w == node:
                         break
-                if len(component) > 1 or node in graph[node]:
+                if len(component) > 1 or names[node] in facts[node].refs:
                     recursive.update(component)
-    return recursive
+            if frames:
+                parent = frames[-1][0]
+                if low[node] < low[parent]:
+                    low[parent] = low[node]
+    return RuleGraph(total if total <= stop_past else deepest, recursive)
+
+
+def _successors(facts: _NodeFacts, position: dict[str, int]) -> list[int]:
+    """A rule's references that are rules, as numbers, to be popped last name first."""
+    return [position[r] for r in sorted(facts.refs) if r in position]
 
 
 class _Lowering:
@@ -399,12 +445,13 @@ class _Lowering:
         self.limits = limits
         # Before any recursive walk (and after `recurring`, which tells bodies analysed by
         # earlier grammars by their facts): the walks below stay within a safe depth.
-        if grammar_depth(grammar, limits.max_grammar_depth) > limits.max_grammar_depth:
+        graph = analyse_rules(grammar, limits.max_grammar_depth)
+        if graph.depth > limits.max_grammar_depth:
             raise LimitExceeded(
                 f"the grammar nests more than {limits.max_grammar_depth} expressions deep",
                 limit="max_grammar_depth",
             )
-        self.recursive = _recursive_rules(grammar)
+        self.recursive = graph.recursive
         self.out = LoweredGrammar()
         self.regular_rules: dict[str, bool] = {}
         self.counted_rules: dict[str, bool] = {}
@@ -1180,39 +1227,11 @@ def grammar_depth(grammar: Grammar, stop_past: int) -> int:
     ``depth`` deep (see :class:`_NodeFacts`), and a regular part follows the references in it
     into their rules' bodies, so the bound adds, along every chain of references that is not
     recursion, the depths of the bodies on the way. When all the rules' depths added stay
-    within ``stop_past`` (no chain can be longer), that sum is the answer, at the cost of one
-    pass over the rules. Iterative over the rules (a chain of 100,000 rules is one list), and
-    cheap: the facts are the nodes' own, derived once."""
-    rules = grammar.rules
-    total = 0
-    for body in rules.values():
-        total += _facts(body).depth
-    if total <= stop_past:  # no chain can be deeper than all the rules one after another
-        return total
-    bound: dict[str, int] = {}
-    on_path: set[str] = set()
-    deepest = 0
-    for root in rules:
-        if root in bound:
-            continue
-        stack: list[tuple[str, list[str]]] = [(root, sorted(_facts(rules[root]).refs))]
-        on_path.add(root)
-        while stack:
-            name, pending = stack[-1]
-            while pending and (pending[-1] in bound or pending[-1] in on_path or pending[-1] not in rules):
-                pending.pop()
-            if pending:
-                nxt = pending.pop()
-                on_path.add(nxt)
-                stack.append((nxt, sorted(_facts(rules[nxt]).refs)))
-                continue
-            stack.pop()
-            on_path.discard(name)
-            facts = _facts(rules[name])
-            below = max((bound.get(r, 0) for r in facts.refs), default=0)  # recursion: 0
-            bound[name] = facts.depth + below
-            deepest = max(deepest, bound[name])
-    return deepest
+    within ``stop_past`` (no chain can be longer), that sum is the answer; past it, the
+    deepest chain of a walk of the rules. Iterative over the rules (a chain of 100,000 rules
+    is one list), and cheap: the facts are the nodes' own, derived once. The lowering takes it
+    from :func:`analyse_rules`, with the recursive rules of the same walk."""
+    return analyse_rules(grammar, stop_past).depth
 
 
 def _long_repeat(expr: Expr, rules: dict[str, Expr], at_least: int) -> bool:

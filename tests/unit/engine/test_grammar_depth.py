@@ -9,9 +9,11 @@ parsers' own recursion (a schema nested past what ``json`` handles) becomes an e
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import tokensieve as ts
-from tokensieve.compiler.lower import _facts, grammar_depth
+from tokensieve.compiler.lower import _facts, analyse_rules, grammar_depth
 from tokensieve.ir import Alt, Bytes, Grammar, Ref, Seq
 
 VOCAB = ts.Vocabulary(
@@ -42,6 +44,52 @@ def test_depth_counts_nesting_and_chains_of_references_but_not_recursion() -> No
     assert deep == grammar_depth(_chain(200), 0) + 2 * 100  # a Seq and a Ref per rule
     recursive = Grammar({"root": Seq((A, Ref("root"))), "x": Ref("root")})
     assert grammar_depth(recursive, 0) <= 3
+
+
+@st.composite
+def _rule_graphs(draw: st.DrawFn) -> dict[str, list[str]]:
+    """Rules by name with the names each refers to (some missing, some repeated, self loops)."""
+    count = draw(st.integers(1, 10))
+    names = [f"r{i}" for i in range(count)]
+    refs = st.lists(st.sampled_from([*names, "undefined"]), max_size=4)
+    return {name: draw(refs) for name in names}
+
+
+def _grammar_of(graph: dict[str, list[str]]) -> Grammar:
+    return Grammar({name: Seq((A, *(Ref(r) for r in refs))) for name, refs in graph.items()})
+
+
+@settings(max_examples=300, deadline=None)
+@given(_rule_graphs())
+def test_the_walk_finds_exactly_the_rules_that_reach_themselves(graph: dict[str, list[str]]) -> None:
+    def reaches_itself(start: str) -> bool:
+        seen, todo = set(), [r for r in graph[start] if r in graph]
+        while todo:
+            name = todo.pop()
+            if name == start:
+                return True
+            if name not in seen:
+                seen.add(name)
+                todo.extend(r for r in graph[name] if r in graph)
+        return False
+
+    assert analyse_rules(_grammar_of(graph), 0).recursive == {n for n in graph if reaches_itself(n)}
+
+
+@settings(max_examples=300, deadline=None)
+@given(_rule_graphs())
+def test_without_recursion_the_bound_is_the_deepest_chain(graph: dict[str, list[str]]) -> None:
+    grammar = _grammar_of(graph)
+    analysis = analyse_rules(grammar, 0)
+    if analysis.recursive:
+        return
+    depth = {name: _facts(body).depth for name, body in grammar.rules.items()}
+
+    def chain(name: str) -> int:  # acyclic: plain recursion ends
+        return depth[name] + max((chain(r) for r in graph[name] if r in graph), default=0)
+
+    assert analysis.depth == max(chain(name) for name in graph)
+    assert analyse_rules(grammar, 10**9).depth == sum(depth.values())  # within stop_past: the sum
 
 
 def test_facts_of_a_very_deep_expression_need_no_stack() -> None:
