@@ -1,10 +1,11 @@
 """Side by side on MaskBench: tokensieve, llguidance, xgrammar and outlines-core in one run.
 
     .venv/bin/python bench/compare.py [--sample N] [--engines a,b,...]
-        [--timeout S] [--max-rss-mib M] [--out PATH]
+        [--timeout S] [--max-rss-mib M] [--order schema|engine] [--out PATH]
 
-For each engine in turn (one child process per engine, see :mod:`bench.worker`), for each
-schema of the MaskBench dev split (or an even ``--sample`` of it):
+For each schema of the MaskBench dev split (or an even ``--sample`` of it), on each engine in
+turn (one child process per engine, see :mod:`bench.worker`; ``--order engine``: each engine
+over every schema, one engine after another):
 
 1. compile the schema and compute the first mask: *time to first mask*, with a timeout;
    compile errors, timeouts, crashes and memory over the cap are counted, never fatal;
@@ -80,6 +81,46 @@ def run_engine(
     meta = {"version": worker.version, "settings": worker.settings, "restarts": worker.restarts,
             "clock_overhead_ns": worker.clock_overhead, "wall_s": round(time.monotonic() - started, 1)}
     return meta, results
+
+
+def run_interleaved(
+    engines: Sequence[str], cases: Sequence[Case], timeout_s: float, max_rss: int, clock: str,
+    progress_every: int = 100,
+) -> tuple[dict[str, dict[str, Any]], dict[str, list[CaseResult]]]:
+    """Each schema on every engine in turn (``--order schema``), one child process per engine
+    alive for the whole run. On a shared machine the host's speed drifts by tens of percent
+    over minutes (the same build measured 1.26 and 1.45 ms compile p50 in two runs of this
+    script, an hour apart): one engine after another hands one engine the slow minutes and
+    the next the fast ones, while interleaved, a drift slows every engine alike and the ratios
+    hold. Each compile still starts cold (``bench/worker.py`` collects garbage and trims the
+    heap before it), so the other engines' turns in between change nothing it depends on."""
+    workers = {engine: EngineWorker(engine, timeout_s, max_rss, clock) for engine in engines}
+    results: dict[str, list[CaseResult]] = {engine: [] for engine in engines}
+    busy = dict.fromkeys(engines, 0.0)
+    started = time.monotonic()
+    try:
+        for n, case in enumerate(cases, 1):
+            for engine in list(workers):
+                t0 = time.monotonic()
+                try:
+                    results[engine].append(workers[engine].run(case))
+                except EngineUnavailable as exc:
+                    print(f"  {engine} skipped: {exc}", file=sys.stderr)
+                    workers.pop(engine).close()
+                    del results[engine]
+                    continue
+                busy[engine] += time.monotonic() - t0
+            if n % progress_every == 0 or n == len(cases):
+                print(f"  {n}/{len(cases)} schemas, {time.monotonic() - started:.0f} s", file=sys.stderr)
+    finally:
+        for worker in workers.values():
+            worker.close()
+    metas = {
+        engine: {"version": w.version, "settings": w.settings, "restarts": w.restarts,
+                 "clock_overhead_ns": w.clock_overhead, "wall_s": round(busy[engine], 1)}
+        for engine, w in workers.items()
+    }
+    return metas, results
 
 
 # --------------------------------------------------------------------------- aggregation
@@ -185,6 +226,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                     help="cpu: CPU time, robust on a shared machine (timeouts in CPU seconds); "
                          "wall: perf_counter")
     ap.add_argument("--max-rss-mib", type=int, default=6144, help="kill an engine's child above this memory")
+    ap.add_argument("--order", choices=("schema", "engine"), default="schema",
+                    help="schema: each schema on every engine in turn (a drifting host speed falls "
+                         "on all engines alike); engine: each engine over every schema, one after another")
     ap.add_argument("--out", type=Path,
                     help="summary JSON (default: bench/results/maskbench_dev_<sampleN|full>.json)")
     return ap.parse_args(argv)
@@ -207,7 +251,13 @@ def main(argv: Sequence[str] | None = None) -> None:
     metas: dict[str, dict[str, Any]] = {}
     all_results: dict[str, list[CaseResult]] = {}
     report: dict[str, Any] = {}
-    for engine in engines:
+    if args.order == "schema":
+        print(f"running {', '.join(engines)}, interleaved", file=sys.stderr)
+        metas, all_results = run_interleaved(
+            engines, cases, args.timeout, args.max_rss_mib * 2**20, args.clock)
+        report = build_report(args, argv, cases, metas, all_results)
+        write_results(out, report, all_results)
+    for engine in engines if args.order == "engine" else ():
         print(f"running {engine}", file=sys.stderr)
         try:
             metas[engine], all_results[engine] = run_engine(
