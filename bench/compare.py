@@ -266,7 +266,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     all_results: dict[str, list[CaseResult]] = {}
     report: dict[str, Any] = {}
     if args.order == "schema":
-        print(f"running {', '.join(engines)}, interleaved", file=sys.stderr)
+        print(f"running {', '.join(engines)} in turns of {max(1, args.chunk)} schemas", file=sys.stderr)
         metas, all_results = run_interleaved(
             engines, cases, args.timeout, args.max_rss_mib * 2**20, args.clock, max(1, args.chunk))
         report = build_report(args, argv, cases, metas, all_results)
