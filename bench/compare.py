@@ -64,6 +64,13 @@ INSTANCE_OUTCOMES = (
 
 
 # --------------------------------------------------------------------------- running
+def engine_meta(worker: EngineWorker, seconds: float) -> dict[str, Any]:
+    """What the report says of one engine's run: version, settings, restarts, clock cost, and
+    ``seconds`` of wall time spent on its cases."""
+    return {"version": worker.version, "settings": worker.settings, "restarts": worker.restarts,
+            "clock_overhead_ns": worker.clock_overhead, "wall_s": round(seconds, 1)}
+
+
 def run_engine(
     engine: str, cases: Sequence[Case], timeout_s: float, max_rss: int, clock: str, progress_every: int = 100
 ) -> tuple[dict[str, Any], list[CaseResult]]:
@@ -79,9 +86,7 @@ def run_engine(
                 print(f"  {engine}: {n}/{len(cases)} schemas, {elapsed:.0f} s", file=sys.stderr)
     finally:
         worker.close()
-    meta = {"version": worker.version, "settings": worker.settings, "restarts": worker.restarts,
-            "clock_overhead_ns": worker.clock_overhead, "wall_s": round(time.monotonic() - started, 1)}
-    return meta, results
+    return engine_meta(worker, time.monotonic() - started), results
 
 
 def run_interleaved(
@@ -125,12 +130,7 @@ def run_interleaved(
     finally:
         for worker in workers.values():
             worker.close()
-    metas = {
-        engine: {"version": w.version, "settings": w.settings, "restarts": w.restarts,
-                 "clock_overhead_ns": w.clock_overhead, "wall_s": round(busy[engine], 1)}
-        for engine, w in workers.items()
-    }
-    return metas, results
+    return {engine: engine_meta(w, busy[engine]) for engine, w in workers.items()}, results
 
 
 # --------------------------------------------------------------------------- aggregation
@@ -266,22 +266,24 @@ def main(argv: Sequence[str] | None = None) -> None:
     all_results: dict[str, list[CaseResult]] = {}
     report: dict[str, Any] = {}
     if args.order == "schema":
-        print(f"running {', '.join(engines)} in turns of {max(1, args.chunk)} schemas", file=sys.stderr)
+        chunk = max(1, args.chunk)
+        print(f"running {', '.join(engines)} in turns of {chunk} schemas", file=sys.stderr)
         metas, all_results = run_interleaved(
-            engines, cases, args.timeout, args.max_rss_mib * 2**20, args.clock, max(1, args.chunk))
+            engines, cases, args.timeout, args.max_rss_mib * 2**20, args.clock, chunk)
         report = build_report(args, argv, cases, metas, all_results)
         write_results(out, report, all_results)
-    for engine in engines if args.order == "engine" else ():
-        print(f"running {engine}", file=sys.stderr)
-        try:
-            metas[engine], all_results[engine] = run_engine(
-                engine, cases, args.timeout, args.max_rss_mib * 2**20, args.clock)
-        except EngineUnavailable as exc:
-            print(f"  skipped: {exc}", file=sys.stderr)
-            continue
-        # Written after every engine, so a long run that is stopped keeps what it measured.
-        report = build_report(args, argv, cases, metas, all_results)
-        write_results(out, report, all_results)
+    else:
+        for engine in engines:
+            print(f"running {engine}", file=sys.stderr)
+            try:
+                metas[engine], all_results[engine] = run_engine(
+                    engine, cases, args.timeout, args.max_rss_mib * 2**20, args.clock)
+            except EngineUnavailable as exc:
+                print(f"  skipped: {exc}", file=sys.stderr)
+                continue
+            # Written after every engine, so a long run that is stopped keeps what it measured.
+            report = build_report(args, argv, cases, metas, all_results)
+            write_results(out, report, all_results)
     print(markdown_report(report))
     print(f"\nwrote {out} and its _cases.json", file=sys.stderr)
 
