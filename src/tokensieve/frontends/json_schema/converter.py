@@ -436,15 +436,14 @@ class Converter:
             None if spec.multiple_of is None else str(spec.multiple_of),
             spec.zero_fraction_integers,
         )
-        hit = self.memo.get(key)
-        if hit is None:
+
+        def make() -> Expr:
             try:
-                hit = (number_expr(spec, self.grammar, "number"),)
+                return number_expr(spec, self.grammar, "number")
             except UnsatisfiableSchemaError:
-                hit = (NOTHING,)
-            self.memo[key] = hit
-        expr: Expr = hit[0]
-        return expr
+                return NOTHING
+
+        return self.remembered(key, make)  # the key holds values only: nothing to keep alive
 
     def string(self, conj: list[Location]) -> Expr:
         spec = strings.StringSpec(pointer=conj[0].pointer if conj else "")

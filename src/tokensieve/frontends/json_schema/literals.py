@@ -2,8 +2,8 @@
 
 A value's language holds every spelling of it that the rest of the front-end accepts:
 numbers in any decimal spelling of the same value (``1``, ``1.0``, ``1.00``: JSON Schema
-compares numbers by value), strings with the escapes :mod:`.strings` accepts, whitespace between tokens, and
-object members in the configured property order.
+compares numbers by value), strings with the escapes :mod:`.strings` accepts, whitespace
+between tokens, and object members in the configured property order.
 """
 
 from __future__ import annotations
