@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from tokensieve.errors import UnsupportedSchemaError
+from tokensieve.errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 
 from .helpers import Raw, accepts, check
@@ -125,3 +125,23 @@ def test_draft4_integers_have_no_fraction() -> None:
     check({"$schema": draft4, "type": "number", "multipleOf": 1}, [1, Raw("1.0")], [1.5])
     check({"$schema": draft4, "type": "number", "not": {"type": "integer"}}, [Raw("2.0"), 2.5], [2])
     check({"type": "integer"}, [1, Raw("1.0")], [1.5])  # draft 2020-12: 1.0 is an integer
+
+
+@pytest.mark.parametrize(
+    "keyword", ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"]
+)
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_a_non_finite_numeric_keyword_is_refused_by_name(keyword: str, value: float) -> None:
+    # JSON has no Infinity or NaN, but Python's json reads them and a dict may hold them.
+    with pytest.raises(UnsupportedSchemaError, match=f"{keyword} must be a finite number"):
+        json_schema_to_grammar({"type": "number", keyword: value})
+
+
+def test_non_finite_values_and_counts_end_in_no_crash() -> None:
+    # An enum or const value no JSON text can spell admits nothing; a count that is no count
+    # reads as the other malformed counts do (no bound), an infinite maximum as no bound.
+    with pytest.raises(UnsatisfiableSchemaError):
+        json_schema_to_grammar({"const": float("nan")})
+    check({"enum": [1, float("inf")]}, [1], [2])
+    check({"type": "array", "maxItems": float("nan")}, [[], [1, 2, 3]], [1])
+    check({"type": "array", "maxItems": float("inf")}, [[], [1, 2, 3]], [1])

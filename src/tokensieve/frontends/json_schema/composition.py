@@ -385,9 +385,16 @@ def _exclusive_arms(
 # ----------------------------------------------------------------------------- scalar keywords
 
 
-def _decimal(value: Any) -> Decimal | None:
+def _decimal(value: Any, keyword: str, pointer: str) -> Decimal | None:
+    """A numeric keyword's value as an exact decimal (None: not a number). JSON has no
+    infinities or NaN, but Python's ``json`` reads ``Infinity`` and ``NaN`` and a schema given
+    as a dict may hold them: refused by name, rather than failing deep in the automata."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
+    if isinstance(value, float) and not math.isfinite(value):
+        raise UnsupportedSchemaError(
+            f"{keyword} must be a finite number, not {value!r}", keyword=keyword, pointer=pointer
+        )
     return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
 
 
@@ -404,7 +411,7 @@ def tighten_number(conv: Converter, spec: NumberSpec, loc: Location) -> None:
         raw = s.get(key)
         if isinstance(raw, bool):  # draft-04: exclusiveMinimum/Maximum flag the plain bound
             continue
-        v = _decimal(raw)
+        v = _decimal(raw, key, loc.pointer)
         if v is None:
             continue
         if not strict:
@@ -414,7 +421,7 @@ def tighten_number(conv: Converter, spec: NumberSpec, loc: Location) -> None:
                 spec.lower, spec.lower_strict = v, strict
         elif spec.upper is None or v < spec.upper or (v == spec.upper and strict):
             spec.upper, spec.upper_strict = v, strict
-    step = _decimal(s.get("multipleOf"))
+    step = _decimal(s.get("multipleOf"), "multipleOf", loc.pointer)
     if step is None:
         return
     if step <= 0:

@@ -8,6 +8,7 @@ specification says, ignored (``x-...`` extensions, OpenAPI's ``nullable``, typos
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from ...ir import MAX_COUNT
@@ -133,8 +134,10 @@ def count_keyword(schema: dict[str, Any], key: str) -> int | None:
     None when absent, malformed, or an upper bound (``maxItems``...) past
     :data:`~tokensieve.ir.MAX_COUNT`, which reads as no bound."""
     v = schema.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v) or v < 0:
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
         return None
-    if key.startswith("max") and v > MAX_COUNT:
+    if key.startswith("max") and v > MAX_COUNT:  # infinity among them
         return None
+    if isinstance(v, float) and (not math.isfinite(v) or not v.is_integer()):
+        return None  # malformed (NaN, a fraction, infinity as a lower bound): int() would raise
     return int(v)

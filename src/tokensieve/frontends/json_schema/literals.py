@@ -8,10 +8,11 @@ between tokens, and object members in the configured property order.
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from ...ir import Expr, literal, seq
+from ...ir import NOTHING, Expr, literal, seq
 from .location import Location
 from .numbers import NumberSpec, number_expr
 from .objects import Member, member_rule, object_expr
@@ -31,6 +32,8 @@ def literal_value(conv: Converter, value: Any) -> Expr:
         return literal("true")
     if value is False:
         return literal("false")
+    if isinstance(value, float) and not math.isfinite(value):
+        return NOTHING  # no JSON text is Infinity or NaN (a value Python's json reads, JSON lacks)
     if isinstance(value, (int, float)):
         d = Decimal(value) if isinstance(value, int) else Decimal(repr(value))
         return number_expr(NumberSpec(lower=d, upper=d), conv.grammar, "const")
