@@ -12,7 +12,7 @@ import struct
 from array import array
 
 from .errors import LimitExceeded
-from .ir import MAX_COUNT
+from .ir import MAX_COUNT, Automaton
 
 __all__ = [
     "OP_ALT",
@@ -21,6 +21,7 @@ __all__ = [
     "OP_DIFFERENCE",
     "OP_REPEAT",
     "OP_SEQ",
+    "automaton_header",
     "native_max_count",
     "repeat_words",
     "words",
@@ -62,3 +63,15 @@ def repeat_words(min_count: int, max_count: int | None) -> bytes:
             limit="max_nfa_states",
         )
     return words(OP_REPEAT, min_count, native_max_count(max_count))
+
+
+def automaton_header(automaton: Automaton) -> list[int]:
+    """The header words of an automaton: ``OP_AUTOMATON``, its state count, then per state
+    whether it accepts, its edge count and its edges' targets (the labels' programs follow)."""
+    header = [OP_AUTOMATON, len(automaton.accepting)]
+    targets, begin = automaton.targets, automaton.edge_begin
+    for s, accepting in enumerate(automaton.accepting):
+        header.append(1 if accepting else 0)
+        header.append(begin[s + 1] - begin[s])
+        header.extend(targets[begin[s] : begin[s + 1]])
+    return header

@@ -43,7 +43,7 @@ def automata() -> st.SearchStrategy[Expr]:
         rows: list[list[tuple[Bytes, int]]] = [[] for _ in range(n)]
         for src, byte, dst in edges:
             rows[src % n].append((Bytes.of([(byte, byte)]), dst % n))
-        return Automaton(tuple((accepting[i % len(accepting)], tuple(rows[i])) for i in range(n)))
+        return Automaton.of([(accepting[i % len(accepting)], tuple(rows[i])) for i in range(n)])
 
     return st.builds(
         build,

@@ -50,10 +50,10 @@ from ..ir import (
 from ..limits import Limits
 from ..program import (
     OP_ALT,
-    OP_AUTOMATON,
     OP_BYTES,
     OP_DIFFERENCE,
     OP_SEQ,
+    automaton_header,
     native_max_count,
     repeat_words,
 )
@@ -232,7 +232,7 @@ def _derive_facts(expr: Expr, kids: tuple[Expr, ...]) -> _NodeFacts:
     if isinstance(expr, Ref):
         return _NodeFacts(frozenset((expr.name,)), True, None)
     if isinstance(expr, Automaton):
-        return _NodeFacts(_NO_REFS, True, len(expr.states) + sum(len(edges) for _, edges in expr.states))
+        return _NodeFacts(_NO_REFS, True, len(expr.accepting) + len(expr.labels))
     if isinstance(expr, Difference):
         left, right = parts
         size = None if left.nfa_size is None or right.nfa_size is None else left.nfa_size + right.nfa_size
@@ -298,13 +298,9 @@ def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, 
     elif isinstance(expr, Ref):
         _emit(rules[expr.name], rules, out, memo)
     elif isinstance(expr, Automaton):
-        header = [OP_AUTOMATON, len(expr.states)]
-        for accepting, edges in expr.states:
-            header += (1 if accepting else 0, len(edges), *(target for _, target in edges))
-        out.append(_words(*header))
-        for _, edges in expr.states:
-            for label, _ in edges:
-                _emit(label, rules, out, memo)
+        out.append(_words(*automaton_header(expr)))
+        for label in expr.labels:
+            _emit(label, rules, out, memo)
     elif isinstance(expr, Difference):
         out.append(_words(OP_DIFFERENCE))
         _emit(expr.left, rules, out, memo)

@@ -47,7 +47,7 @@ from ...ir import (
     Unordered,
     codepoints,
 )
-from ...program import OP_ALT, OP_AUTOMATON, OP_BYTES, OP_SEQ, repeat_words, words
+from ...program import OP_ALT, OP_BYTES, OP_SEQ, automaton_header, repeat_words, words
 from .labeled import LabeledGraph, byte_set
 from .nfa import MAX_NFA_STATES, NFA, Edge, NotRegular
 
@@ -224,7 +224,7 @@ class DFA:
                     order.append(t)
                 row.append((label, index[t]))
             rows.append((self.accept[s], tuple(row)))
-        return Automaton(tuple(rows))
+        return Automaton.of(rows)
 
     def to_ir(self, grammar: Grammar, hint: str) -> Expr:
         """This language back in the IR (what :meth:`LabeledGraph.to_ir` of :meth:`labeled`
@@ -347,15 +347,9 @@ def _encode(expr: Expr, out: list[bytes], spans: dict[int, tuple[int, int]]) -> 
         out.append(repeat_words(expr.min, expr.max))  # (LimitExceeded past MAX_COUNT copies)
         _encode(expr.item, out, spans)
     elif isinstance(expr, Automaton):
-        header = [OP_AUTOMATON, len(expr.states)]
-        for accepting, edges in expr.states:
-            header.append(1 if accepting else 0)
-            header.append(len(edges))
-            header.extend([target for _, target in edges])
-        out.append(words(*header))
-        for _, edges in expr.states:
-            for label, _ in edges:
-                _encode(label, out, spans)
+        out.append(words(*automaton_header(expr)))
+        for label in expr.labels:
+            _encode(label, out, spans)
     elif isinstance(expr, (Ref, Special, Unordered, Difference, CountedAutomaton)):
         raise NotRegular(f"{type(expr).__name__} is not a regular byte expression")
     else:  # pragma: no cover - the Expr union is closed
@@ -513,5 +507,5 @@ def expr_size(expr: Expr) -> int:
     if isinstance(expr, Repeat):
         return 1 + expr_size(expr.item)
     if isinstance(expr, Automaton):
-        return len(expr.states) + sum(len(edges) for _, edges in expr.states)
+        return len(expr.accepting) + len(expr.labels)
     return 1

@@ -165,7 +165,7 @@ class LabeledGraph:
                         order.append(t)
                     groups.setdefault(index[t], []).append((lo, hi))
             rows.append((final in closure, tuple((byte_set(tuple(r)), t) for t, r in groups.items())))
-        return Automaton(tuple(rows))
+        return Automaton.of(rows)
 
     def to_ir(self, grammar: Grammar, hint: str, budget: int = 4000) -> Expr:
         """The language as one expression when small enough, else as an automaton.

@@ -126,12 +126,13 @@ class NFA:
                     cur = nxt
                 self.eps[cur].append(end)
         elif isinstance(expr, Automaton):
-            inner = [self.state() for _ in expr.states]
+            inner = [self.state() for _ in expr.accepting]
             self.eps[start].append(inner[0])
-            for (accepting, edges), state in zip(expr.states, inner, strict=False):
-                for label, target in edges:
-                    self.add(label, state, inner[target])
-                if accepting:
+            labels, targets, begin = expr.labels, expr.targets, expr.edge_begin
+            for s, state in enumerate(inner):
+                for i in range(begin[s], begin[s + 1]):
+                    self.add(labels[i], state, inner[targets[i]])
+                if expr.accepting[s]:
                     self.eps[state].append(end)
         elif isinstance(expr, (Ref, Special, Unordered, Difference, CountedAutomaton)):
             raise NotRegular(f"{type(expr).__name__} is not a regular byte expression")
