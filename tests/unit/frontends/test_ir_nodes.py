@@ -26,6 +26,7 @@ from tokensieve.ir import (
     Special,
     Unordered,
     alt,
+    byte_range,
     literal,
     seq,
 )
@@ -126,3 +127,18 @@ def test_bad_bounds_are_refused_at_construction() -> None:
         Unordered((literal("a"),), literal(","), frozenset(), None, 3, 1)
     with pytest.raises(ValueError, match="required indices"):
         Unordered((literal("a"),), literal(","), frozenset({1}))
+
+
+@given(st.integers(0, 255), st.integers(0, 255))
+def test_byte_range_nodes_are_shared_per_range(a: int, b: int) -> None:
+    lo, hi = min(a, b), max(a, b)
+    node = byte_range(lo, hi)
+    assert node == Bytes(((lo, hi),)) and byte_range(lo, hi) is node
+    if hi < 255:
+        assert byte_range(lo, hi + 1) is not node
+
+
+@pytest.mark.parametrize("lo, hi", [(-1, 3), (5, 4), (0, 256)])
+def test_a_bad_byte_range_is_refused(lo: int, hi: int) -> None:
+    with pytest.raises(ValueError, match="bad byte range"):
+        byte_range(lo, hi)

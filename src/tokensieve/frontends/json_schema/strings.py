@@ -147,12 +147,16 @@ ANY_CHAR: Expr = escaped_chars(((0, 0x10FFFF),))
 """One character of a JSON string, in any spelling."""
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)
 def json_literal_string(value: str) -> Expr:
     """Every JSON spelling of the string ``value`` (quotes included).
 
     Remembered: property names and enum strings recur within and across schemas, and the
-    expression is immutable."""
+    expression is immutable. Not many of them: each kept spelling is a few objects that
+    Python's cyclic collector walks at every collection for as long as it is kept, and a
+    miss costs only a sequence of shared character nodes. (Over the MaskBench dev split's
+    263,553 calls, 1,024 entries miss 43,758 times, 8,192 entries 34,170 times, and keep
+    eight times the objects.)"""
     return seq(_QUOTE, *map(_spelled_char, value), _QUOTE)
 
 
