@@ -593,6 +593,23 @@ def _encode(cp: int) -> bytes:
     return chr(cp).encode("utf-8", "surrogatepass")
 
 
+# One shared node per sequence of byte ranges that a UTF-8 split makes, for the reasons of
+# _BYTE_RANGES: every character class splits into sequences from the same few thousand
+# (``[\xe1-\xec][\x80-\xbf][\x80-\xbf]``...), and the caches of classes kept one copy each.
+# Bounded: past it, new sequences are made but not kept.
+_RANGE_SEQS: dict[tuple[Expr, ...], Expr] = {}
+_RANGE_SEQS_MAX = 16384
+
+
+def _range_seq(items: tuple[Expr, ...]) -> Expr:
+    node = _RANGE_SEQS.get(items)
+    if node is None:
+        node = seq(*items)
+        if len(_RANGE_SEQS) < _RANGE_SEQS_MAX:  # (two threads may both make one: either is kept)
+            node = _RANGE_SEQS.setdefault(items, node)
+    return node
+
+
 def _utf8_same_length(lo: int, hi: int) -> list[Expr]:
     """Split [lo, hi] (same UTF-8 length) into sequences of byte ranges."""
     if lo > hi:
@@ -609,9 +626,9 @@ def _utf8_same_length(lo: int, hi: int) -> list[Expr]:
             items: list[Expr] = [_SINGLE_BYTES[a[j]] for j in range(i - 1)]
             items.append(byte_range(a[i - 1], b[i - 1]))
             items.extend(byte_range(0x80, 0xBF) for _ in range(i, n))
-            return [seq(*items)]
+            return [_range_seq(tuple(items))]
     if a[: n - 1] == b[: n - 1]:
-        return [seq(*(_SINGLE_BYTES[c] for c in a[: n - 1]), byte_range(a[-1], b[-1]))]
+        return [_range_seq((*(_SINGLE_BYTES[c] for c in a[: n - 1]), byte_range(a[-1], b[-1])))]
     # Split at the boundary where the first differing byte changes.
     k = next(j for j in range(n) if a[j] != b[j])
     # Largest code point sharing a[:k+1] as prefix.
