@@ -137,11 +137,55 @@ def test_a_non_finite_numeric_keyword_is_refused_by_name(keyword: str, value: fl
         json_schema_to_grammar({"type": "number", keyword: value})
 
 
-def test_non_finite_values_and_counts_end_in_no_crash() -> None:
-    # An enum or const value no JSON text can spell admits nothing; a count that is no count
-    # reads as the other malformed counts do (no bound), an infinite maximum as no bound.
+def test_non_finite_values_end_in_no_crash() -> None:
+    # An enum or const value no JSON text can spell admits nothing.
     with pytest.raises(UnsatisfiableSchemaError):
         json_schema_to_grammar({"const": float("nan")})
     check({"enum": [1, float("inf")]}, [1], [2])
-    check({"type": "array", "maxItems": float("nan")}, [[], [1, 2, 3]], [1])
-    check({"type": "array", "maxItems": float("inf")}, [[], [1, 2, 3]], [1])
+
+
+_COUNTED = {
+    "minLength": "string",
+    "maxLength": "string",
+    "minItems": "array",
+    "maxItems": "array",
+    "minProperties": "object",
+    "maxProperties": "object",
+}
+_NOT_COUNTS = [-1, 2.5, "3", None, True, [2], float("nan"), float("inf"), float("-inf")]
+
+
+@pytest.mark.parametrize("keyword", sorted(_COUNTED))
+@pytest.mark.parametrize("value", _NOT_COUNTS, ids=repr)
+def test_a_malformed_count_is_refused_by_name_wherever_it_is_read(keyword: str, value: object) -> None:
+    """A count keyword holds a non-negative integer; anything else is refused naming it and
+    its schema, not read as no bound: directly, inside a oneOf (whose other branches are
+    negated: the negation reads the keyword first) and under a not."""
+    kind = _COUNTED[keyword]
+    schemas = {
+        "": {"type": kind, keyword: value},
+        "/oneOf/0": {"oneOf": [{"type": kind, keyword: value}, {"type": kind}]},
+        "/not": {"not": {"type": kind, keyword: value}},
+    }
+    for pointer, schema in schemas.items():
+        with pytest.raises(UnsupportedSchemaError, match=f"{keyword} must be a non-negative integer") as err:
+            json_schema_to_grammar(schema)
+        assert err.value.keyword == keyword and err.value.pointer == pointer
+
+
+@pytest.mark.parametrize("keyword", ["minContains", "maxContains"])
+def test_a_malformed_contains_count_is_refused(keyword: str) -> None:
+    with pytest.raises(UnsupportedSchemaError, match=f"{keyword} must be a non-negative integer"):
+        json_schema_to_grammar({"type": "array", "contains": {"type": "integer"}, keyword: 1.5})
+
+
+def test_counts_that_are_integers_by_value_are_counts() -> None:
+    check({"type": "array", "maxItems": 2.0}, [[], [1, 2]], [[1, 2, 3]])
+    check({"type": "string", "minLength": 1.0}, ["a"], [""])
+    check({"type": "array", "maxItems": 2**40}, [[], [1, 2, 3]], [1])  # past MAX_COUNT: no bound
+
+
+def test_a_relaxed_malformed_count_is_dropped_with_a_warning() -> None:
+    with pytest.warns(UserWarning, match="maxItems"):
+        grammar = json_schema_to_grammar({"type": "array", "maxItems": -1}, relax={"maxItems"})
+    assert grammar.rules

@@ -24,11 +24,11 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from ...errors import GrammarSyntaxError, UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import MAX_COUNT, NOTHING, Expr, alt
+from ...ir import NOTHING, Expr, alt
 from ..regex import parse_regex
 from . import formats, negation
 from .disjoint import GROUPS, disjoint, disjoint_on, possible_types, says_nothing_about
-from .keywords import TYPES, check_keywords, schema_types
+from .keywords import TYPES, check_keywords, count_keyword, schema_types
 from .literals import literal_value
 from .location import Location, child_pointer
 from .numbers import NumberSpec
@@ -448,11 +448,11 @@ def _pattern_language(pattern: str) -> Expr:
 def tighten_string(conv: Converter, spec: StringSpec, loc: Location) -> None:
     """Add the string keywords of one schema object to ``spec``."""
     s = loc.schema
-    lo, hi = s.get("minLength"), s.get("maxLength")
-    if isinstance(lo, (int, float)) and not isinstance(lo, bool):
-        spec.min_length = max(spec.min_length, int(-(-lo // 1)))
-    if isinstance(hi, (int, float)) and not isinstance(hi, bool) and hi <= MAX_COUNT:
-        spec.max_length = int(hi) if spec.max_length is None else min(spec.max_length, int(hi))
+    lo, hi = count_keyword(s, "minLength"), count_keyword(s, "maxLength")
+    if lo is not None:
+        spec.min_length = max(spec.min_length, lo)
+    if hi is not None:
+        spec.max_length = hi if spec.max_length is None else min(spec.max_length, hi)
     pattern = s.get("pattern")
     if isinstance(pattern, str):
         try:

@@ -24,7 +24,7 @@ from ...errors import GrammarSyntaxError
 from ...ir import Expr, alt, literal
 from ..regex import parse_regex
 from .automata import DFA, NotRegular, dfa_from_expr
-from .keywords import schema_types
+from .keywords import count_keyword, schema_types
 from .location import Location, child_pointer
 from .refs import Resolver
 
@@ -278,15 +278,11 @@ def _objects_disjoint(conv: Converter, a: list[Location], b: list[Location], dep
 
 def _counts_disjoint(a: list[Location], b: list[Location]) -> bool:
     """``a`` needs more properties (required names, minProperties) than ``b`` allows."""
-    caps = [loc.schema["maxProperties"] for loc in b if _is_count(loc.schema.get("maxProperties"))]
+    caps = [n for loc in b if (n := count_keyword(loc.schema, "maxProperties")) is not None]
     if not caps:
         return False
     least = max([len(_required(a))] + [_count(loc.schema, "minProperties") for loc in a])
     return least > min(caps)
-
-
-def _is_count(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def _required(conj: list[Location]) -> set[str]:
@@ -342,8 +338,7 @@ def _keys_disjoint(a: list[Location], b: list[Location]) -> bool:
 
 
 def _count(schema: dict[str, Any], key: str) -> int:
-    v = schema.get(key)
-    return int(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else 0
+    return count_keyword(schema, key) or 0
 
 
 def key_language(conj: list[Location]) -> DFA | None:

@@ -17,7 +17,17 @@ if TYPE_CHECKING:
     from .converter import Converter
     from .location import Location
 
-__all__ = ["CONSTRAINTS", "TYPES", "UNSUPPORTED", "check_keywords", "is_trivial", "schema_types"]
+__all__ = [
+    "CONSTRAINTS",
+    "COUNT_KEYWORDS",
+    "TYPES",
+    "UNSUPPORTED",
+    "check_keywords",
+    "count_keyword",
+    "is_trivial",
+    "malformed_count",
+    "schema_types",
+]
 
 TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
 _NO_TYPES: frozenset[str] = frozenset()
@@ -127,11 +137,45 @@ def check_keywords(conv: Converter, loc: Location) -> None:
     req = schema.get("required")
     if req is not None and not (isinstance(req, list) and all(isinstance(r, str) for r in req)):
         conv.unsupported("required must be a list of strings", "required", loc.pointer)
+    for key in COUNT_KEYWORDS:
+        if key in schema and malformed_count(schema[key]):
+            conv.unsupported(malformed_count_message(key, schema[key]), key, loc.pointer)
+
+
+# Keywords whose value is a count: a non-negative integer in every draft.
+COUNT_KEYWORDS = (
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minContains",
+    "maxContains",
+)
+
+
+def malformed_count(value: Any) -> bool:
+    """Whether ``value`` is not a non-negative integer (a float such as ``2.0`` is one, as
+    JSON Schema counts numbers by value; ``true``, ``2.5``, ``-1``, ``"3"``, NaN and infinity
+    are not)."""
+    if isinstance(value, bool):
+        return True
+    if isinstance(value, int):
+        return value < 0
+    if isinstance(value, float):
+        return not (value >= 0 and value.is_integer())
+    return True
+
+
+def malformed_count_message(key: str, value: Any) -> str:
+    return f"{key} must be a non-negative integer, not {value!r}"
 
 
 def count_keyword(schema: dict[str, Any], key: str) -> int | None:
     """A non-negative count keyword (``minItems``...): integers, or floats such as ``2.0``;
-    None when absent, malformed, or an upper bound (``maxItems``...) past
+    None when absent, malformed (which :func:`check_keywords` refuses, unless the caller
+    relaxed the keyword: then it is dropped), or an upper bound (``maxItems``...) past
     :data:`~tokensieve.ir.MAX_COUNT`, which reads as no bound."""
     v = schema.get(key)
     if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:

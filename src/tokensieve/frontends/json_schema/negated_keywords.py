@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from .automata import DFA, utf8_strings
 from .disjoint import declared_key_language, disjoint, key_language, pattern_dfa
+from .keywords import malformed_count, malformed_count_message
 from .location import Location
 
 if TYPE_CHECKING:
@@ -87,6 +88,9 @@ def negate_keyword(conv: Converter, key: str, value: Any, loc: Location, keys: K
             {"type": "object", "required": [p], "properties": {p: {"not": sub}}} for p, sub in value.items()
         ]
     if key in _COUNTS:
+        if malformed_count(value):  # (a negated schema's keywords are read here first)
+            conv.unsupported(malformed_count_message(key, value), key, loc.pointer)
+            return []  # relaxed: the keyword is dropped, so it never fails
         t, other, delta = _COUNTS[key]
         n = int(value) + delta
         return [{"type": t, other: n}] if n >= 0 else []
