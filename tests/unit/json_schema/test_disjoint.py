@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gc
+import weakref
+from typing import Any
+
 import pytest
 
 from tokensieve.errors import UnsupportedSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 from tokensieve.frontends.json_schema.converter import Converter
-from tokensieve.frontends.json_schema.disjoint import disjoint, possible_types
+from tokensieve.frontends.json_schema.disjoint import declared_key_language, disjoint, possible_types
 from tokensieve.frontends.json_schema.refs import Location
 from tokensieve.frontends.whitespace import WhitespacePolicy
 
@@ -185,3 +189,30 @@ def test_listed_values_are_compared_by_json_equality_with_the_other_side() -> No
     assert not disjoint(conv, loc({"enum": ["ab", "c"]}, {"type": "string"}), loc({"enum": [["q"], "c"]}))
     assert disjoint(conv, loc({"enum": [{"k": 1}]}), loc({"enum": [{"k": 1.5}]}, {"type": "object"}))
     assert not disjoint(conv, loc({"enum": [{"k": 1}]}), loc({"enum": [{"k": 1.0}]}, {"type": "object"}))
+
+
+def _accepts(dfa: Any, word: bytes) -> bool:
+    state: int | None = 0
+    for byte in word:
+        state = next((t for lo, hi, t in dfa.trans[state] if lo <= byte <= hi), None)
+        if state is None:
+            return False
+    return bool(dfa.accept[state])
+
+
+class _Schema(dict):  # type: ignore[type-arg]
+    """A schema object that a weak reference can watch (a plain dict cannot be one's target)."""
+
+
+def test_declared_key_languages_are_remembered_by_value_and_keep_no_schema_alive() -> None:
+    schema = _Schema(properties={"a": {}, "b": False}, patternProperties={"^x": {}})
+    watch = weakref.ref(schema)
+    first = declared_key_language(schema)
+    twin = {"properties": {"a": {"type": "string"}, "b": False}, "patternProperties": {"^x": True}}
+    assert declared_key_language(twin) is first  # the same names and patterns: one entry
+    allowed = declared_key_language(schema, allowed_only=True)
+    assert first is not None and allowed is not None
+    assert _accepts(first, b"b") and not _accepts(allowed, b"b") and _accepts(allowed, b"xy")
+    del schema
+    gc.collect()
+    assert watch() is None

@@ -360,7 +360,13 @@ def _own_key_language(s: dict[str, Any]) -> DFA | None:
     return declared_key_language(s, allowed_only=True)
 
 
-_KEYS_CACHE: OrderedDict[tuple[int, bool], tuple[dict[str, Any], DFA | None]] = OrderedDict()
+# By what a schema's declared key language depends on: its property names and its patterns,
+# each with whether its schema is ``false``. Not by the schema object, which an entry would
+# keep alive (a user's schema, with all it holds, for as long as the entry lives) and which a
+# later compile never passes again; the keys are tuples of strings and flags, which the cyclic
+# collector stops tracking after one pass.
+_Flagged = tuple[tuple[str, bool], ...]  # names or patterns, each with whether its schema is false
+_KEYS_CACHE: OrderedDict[tuple[bool, _Flagged, _Flagged], DFA | None] = OrderedDict()
 
 
 def declared_key_language(s: dict[str, Any], *, allowed_only: bool = False) -> DFA | None:
@@ -368,30 +374,30 @@ def declared_key_language(s: dict[str, Any], *, allowed_only: bool = False) -> D
     complement are its *additional* names); None when a pattern cannot be read.
     ``allowed_only``: leave out names whose schema is ``false``.
 
-    Remembered per schema object (kept alive by the entry, so its id is not reused).
+    Remembered per distinct names and patterns (see ``_KEYS_CACHE``).
     """
-    key = (id(s), allowed_only)
-    hit = _KEYS_CACHE.get(key)
-    if hit is not None and hit[0] is s:
-        return hit[1]
-    dfa = _declared_key_language(s, allowed_only)
-    _KEYS_CACHE[key] = (s, dfa)
+    props = s.get("properties")
+    patterns = s.get("patternProperties")
+    names = tuple((name, sub is False) for name, sub in props.items()) if isinstance(props, dict) else ()
+    pats = tuple((p, sub is False) for p, sub in patterns.items()) if isinstance(patterns, dict) else ()
+    key = (allowed_only, names, pats)
+    if key in _KEYS_CACHE:
+        _KEYS_CACHE.move_to_end(key)
+        return _KEYS_CACHE[key]
+    dfa = _declared_key_language(names, pats, allowed_only)
+    _KEYS_CACHE[key] = dfa
     if len(_KEYS_CACHE) > 1024:
         _KEYS_CACHE.popitem(last=False)
     return dfa
 
 
-def _declared_key_language(s: dict[str, Any], allowed_only: bool) -> DFA | None:
-    props = s.get("properties")
-    options: list[Expr] = []
-    if isinstance(props, dict):
-        options += [literal(name) for name, sub in props.items() if not (allowed_only and sub is False)]
-    patterns = s.get("patternProperties")
-    for pattern, sub in patterns.items() if isinstance(patterns, dict) else ():
+def _declared_key_language(names: _Flagged, patterns: _Flagged, allowed_only: bool) -> DFA | None:
+    options: list[Expr] = [literal(name) for name, false in names if not (allowed_only and false)]
+    for pattern, false in patterns:
         lang = _pattern_language(pattern)
         if lang is None:
             return None
-        if not (allowed_only and sub is False):
+        if not (allowed_only and false):
             options.append(lang)
     try:
         return dfa_from_expr(alt(*options))
