@@ -8,7 +8,6 @@ specification says, ignored (``x-...`` extensions, OpenAPI's ``nullable``, typos
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING, Any
 
 from ...ir import MAX_COUNT
@@ -123,6 +122,19 @@ def schema_types(schema: dict[str, Any]) -> frozenset[str]:
     return frozenset(out)
 
 
+# Keywords whose value is a count: a non-negative integer in every draft.
+COUNT_KEYWORDS = (
+    "minLength",
+    "maxLength",
+    "minItems",
+    "maxItems",
+    "minProperties",
+    "maxProperties",
+    "minContains",
+    "maxContains",
+)
+
+
 def check_keywords(conv: Converter, loc: Location) -> None:
     """Reject keywords that cannot be enforced and obviously malformed keyword values."""
     schema = loc.schema
@@ -140,19 +152,6 @@ def check_keywords(conv: Converter, loc: Location) -> None:
     for key in COUNT_KEYWORDS:
         if key in schema and malformed_count(schema[key]):
             conv.unsupported(malformed_count_message(key, schema[key]), key, loc.pointer)
-
-
-# Keywords whose value is a count: a non-negative integer in every draft.
-COUNT_KEYWORDS = (
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-    "minContains",
-    "maxContains",
-)
 
 
 def malformed_count(value: Any) -> bool:
@@ -178,10 +177,8 @@ def count_keyword(schema: dict[str, Any], key: str) -> int | None:
     relaxed the keyword: then it is dropped), or an upper bound (``maxItems``...) past
     :data:`~tokensieve.ir.MAX_COUNT`, which reads as no bound."""
     v = schema.get(key)
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v < 0:
+    if v is None or malformed_count(v):
         return None
-    if key.startswith("max") and v > MAX_COUNT:  # infinity among them
+    if key.startswith("max") and v > MAX_COUNT:
         return None
-    if isinstance(v, float) and (not math.isfinite(v) or not v.is_integer()):
-        return None  # malformed (NaN, a fraction, infinity as a lower bound): int() would raise
     return int(v)
