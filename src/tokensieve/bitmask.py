@@ -28,6 +28,7 @@ from .errors import VocabularyMismatch
 __all__ = ["allocate_bitmask", "apply_bitmask", "bitmask_words", "unpack_bitmask"]
 
 _BITS = 32
+_INT32 = np.dtype(np.int32)
 
 
 def bitmask_words(vocab_size: int) -> int:
@@ -43,11 +44,18 @@ def allocate_bitmask(batch_size: int, vocab_size: int) -> np.ndarray:
     Starting from "all allowed" means a row that no matcher fills constrains nothing, which
     is what a batch mixing constrained and free rows wants.
     """
-    if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size <= 0:
-        raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+    # Plain ints take a short path: a fresh request finds the caches cold, and there each
+    # line of Python costs (the checks and the call to bitmask_words were 20 us of 64 with a
+    # full collection just before, measured as bench/compare.py's worker runs).
+    if type(batch_size) is int and type(vocab_size) is int and batch_size > 0 and vocab_size > 0:
+        words = (vocab_size + _BITS - 1) // _BITS
+    else:
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size <= 0:
+            raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")
+        words = bitmask_words(vocab_size)
     # empty + fill rather than np.full, whose generic copy path costs a fifth more (about
-    # 10 us of a 16 KiB row with cold caches, the state a fresh request finds them in).
-    bitmask = np.empty((int(batch_size), bitmask_words(vocab_size)), dtype=np.int32)
+    # 10 us of a 16 KiB row with cold caches); a dtype object, not the type to convert.
+    bitmask = np.empty((int(batch_size), words), _INT32)
     bitmask.fill(-1)
     return bitmask
 

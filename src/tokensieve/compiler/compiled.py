@@ -12,7 +12,7 @@ from ..ir import Grammar
 from ..limits import Limits
 from ..vocabulary import Vocabulary
 from .lower import LoweredGrammar, lower
-from .terminal_cache import TerminalCache
+from .terminal_cache import TerminalCache, native_matcher_limits
 
 __all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
 
@@ -61,30 +61,23 @@ class CompiledGrammar:
         )
 
 
-def _native_limits(limits: Limits) -> Any:
-    native = _core.MatcherLimits()
-    native.max_mask_work = limits.max_mask_work
-    native.max_accept_work = limits.max_accept_work
-    native.max_jump_forward_bytes = limits.max_jump_forward_bytes
-    native.mask_cache_bytes = limits.mask_cache_bytes
-    native.head_index_bytes = limits.head_index_bytes
-    native.min_head_index_nodes = limits.min_head_index_nodes
-    return native
-
-
 def native_grammar(
     lowered: LoweredGrammar, cache: TerminalCache, limits: Limits, meter: _core.MemoryMeter | None = None
 ) -> Any:
     """The native ``CompiledGrammar`` (parser tables over the terminals) of a lowering made
     with ``cache``'s terminals: the last step of :func:`compile_grammar`, its own function so
     that ``bench/compile_stages.py`` can time it alone."""
+    # The cache's own copy when the limits are its (the compiler's case): the native grammar
+    # copies them, and setting six attributes anew is Python that runs from cold caches.
+    same = limits is cache.limits or limits == cache.limits
+    native_limits = cache.native_limits if same else native_matcher_limits(limits)
     return _core.CompiledGrammar(
         cache.native_vocab,
         lowered.terminals,
         lowered.num_nonterminals,
         lowered.productions,
         lowered.start,
-        _native_limits(limits),
+        native_limits,
         lowered.unordered,
         meter,
     )
@@ -114,14 +107,17 @@ def compile_grammar(
     except EmptyLanguageError as e:
         raise EmptyLanguageError(f"{source}: {e}") from None
     elapsed = time.perf_counter() - started
-    dfa_states = native.num_dfa_states
+    counted = 0
+    for t in lowered.terminals:  # a loop, not sum() over a generator: less code to run cold
+        if type(t) is _core.CountedTerminal:
+            counted += 1
     stats = GrammarStats(
-        terminals=len(lowered.terminals),
-        dfa_states=dfa_states,
-        productions=native.num_productions,
-        nonterminals=lowered.num_nonterminals,
-        memory_bytes=native.memory_bytes(),
-        compile_seconds=elapsed,
-        counted_terminals=sum(isinstance(t, _core.CountedTerminal) for t in lowered.terminals),
+        len(lowered.terminals),
+        native.num_dfa_states,
+        native.num_productions,
+        lowered.num_nonterminals,
+        native.memory_bytes(),
+        elapsed,
+        counted,
     )
     return CompiledGrammar(native, vocab, stats, limits, source)

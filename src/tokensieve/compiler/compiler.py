@@ -48,7 +48,11 @@ class Compiler:
         # milliseconds (its modules are compiled with mypyc): it loads with the compiler, so
         # that a server's first schema does not pay for it (in bench/compare.py's worker the
         # first schema took 42.5 ms to compile, the same schema compiled later 0.5 ms).
-        from ..frontends import json_schema  # noqa: F401
+        # Kept here, not imported in json_schema(): a `from package import name` statement
+        # runs importlib's Python code for the package each time (11 us with cold caches).
+        from ..frontends.json_schema import json_schema_to_grammar
+
+        self._json_schema_to_grammar = json_schema_to_grammar
         # The cached grammars' caches grow after they are cached; they report it here, so the
         # cache's bound holds without asking every grammar at every insert.
         self._meter = _core.MemoryMeter()
@@ -104,8 +108,7 @@ class Compiler:
         relax: bool | Iterable[str] = False,
     ) -> CompiledGrammar:
         """A JSON value valid under ``schema`` (dict, JSON text, Pydantic model or type hint)."""
-        from ..frontends.json_schema import json_schema_to_grammar
-
+        json_schema_to_grammar = self._json_schema_to_grammar
         ws = WhitespacePolicy.coerce(whitespace)
         relax_key: Any = relax if isinstance(relax, bool) else tuple(sorted(relax))
         try:

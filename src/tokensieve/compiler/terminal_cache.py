@@ -23,7 +23,7 @@ from ..vocabulary import Vocabulary
 from .lower import Fragment
 from .native_vocab import native_vocabulary, string_slice
 
-__all__ = ["TerminalCache"]
+__all__ = ["TerminalCache", "native_matcher_limits"]
 
 
 class TerminalCache:
@@ -63,6 +63,9 @@ class TerminalCache:
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lefts: tuple[bytes, ...] = ()  # the last left operands of differences met
         self._lock = threading.Lock()
+        # The matcher limits every grammar built over this cache's terminals gets (the native
+        # grammar copies them): made once, not at each compile.
+        self.native_limits = native_matcher_limits(limits)
 
     def get(self, program: bytes, max_states: int, subset_cap: int) -> Any:
         """The DfaTokenIndex for ``program``, or None when its minimized DFA exceeds
@@ -207,6 +210,18 @@ class TerminalCache:
             while len(self._entries) > self.max_entries:
                 self._entries.popitem(last=False)
         return entry
+
+
+def native_matcher_limits(limits: Limits) -> Any:
+    """The native ``MatcherLimits`` for ``limits``."""
+    native = _core.MatcherLimits()
+    native.max_mask_work = limits.max_mask_work
+    native.max_accept_work = limits.max_accept_work
+    native.max_jump_forward_bytes = limits.max_jump_forward_bytes
+    native.mask_cache_bytes = limits.mask_cache_bytes
+    native.head_index_bytes = limits.head_index_bytes
+    native.min_head_index_nodes = limits.min_head_index_nodes
+    return native
 
 
 # The process-wide caches (see TerminalCache.shared), a few, least recently used first out.

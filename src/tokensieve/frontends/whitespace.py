@@ -49,7 +49,7 @@ class WhitespacePolicy:
 
     @staticmethod
     def default() -> WhitespacePolicy:
-        return WhitespacePolicy()
+        return _DEFAULT_POLICY
 
     @staticmethod
     def compact() -> WhitespacePolicy:
@@ -58,8 +58,10 @@ class WhitespacePolicy:
     @staticmethod
     def coerce(value: WhitespacePolicy | str | int | None) -> WhitespacePolicy:
         """Accept a policy, ``"default"``, ``"compact"``, or an int (the longest run)."""
+        if isinstance(value, WhitespacePolicy):  # first: the front-end coerces the compiler's policy again
+            return value
         if value is None or value == "default":
-            return WhitespacePolicy()
+            return _DEFAULT_POLICY  # shared: policies are immutable, and every compile asks
         if value == "compact":
             return WhitespacePolicy.compact()
         if isinstance(value, bool):
@@ -68,13 +70,14 @@ class WhitespacePolicy:
             if value < 0:
                 raise ValueError("whitespace bound must be >= 0")
             return WhitespacePolicy(max_inline=value, newlines=value > 0, max_indent=value)
-        if isinstance(value, WhitespacePolicy):
-            return value
         raise TypeError("whitespace must be a WhitespacePolicy, 'default', 'compact' or an int")
 
     def key(self) -> tuple[int, bool, int]:
         """A hashable description, part of compiled-grammar cache keys."""
         return (self.max_inline, self.newlines, self.max_indent)
+
+
+_DEFAULT_POLICY = WhitespacePolicy()
 
 
 @lru_cache(maxsize=64)

@@ -25,7 +25,18 @@ def test_allocate_shape_dtype_and_all_allowed() -> None:
     assert unpack_bitmask(mask, 100).all()
 
 
-@pytest.mark.parametrize("batch, vocab", [(0, 10), (1, 0), (-1, 5), (1.5, 10), (True, 10)])
+@pytest.mark.parametrize(
+    "batch, vocab", [(1, 32), (2, 33), (np.int64(2), 33), (2, np.int32(33)), (1, 128256)]
+)
+def test_allocate_takes_python_and_numpy_ints_alike(batch: int, vocab: int) -> None:
+    mask = allocate_bitmask(batch, vocab)
+    assert mask.shape == (int(batch), bitmask_words(int(vocab))) and mask.dtype == np.int32
+    assert mask.flags.c_contiguous and (mask == -1).all()
+
+
+@pytest.mark.parametrize(
+    "batch, vocab", [(0, 10), (1, 0), (-1, 5), (1.5, 10), (True, 10), (1, True), (1, -3), (1, 2.0)]
+)
 def test_allocate_rejects_bad_sizes(batch: object, vocab: object) -> None:
     with pytest.raises(ValueError):
         allocate_bitmask(batch, vocab)  # type: ignore[arg-type]

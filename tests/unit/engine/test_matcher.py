@@ -128,6 +128,26 @@ def test_mask_work_limit(vocab: ts.Vocabulary) -> None:
     assert info.value.limit in {"max_mask_work", "max_accept_work"}
 
 
+def test_limits_other_than_the_terminal_cache_s_reach_the_matcher(vocab: ts.Vocabulary) -> None:
+    # compile_grammar takes the cache's native limits only when they are the grammar's own:
+    # a tighter budget given beside a default-limits cache still bounds the matcher.
+    from tokensieve.compiler.compiled import TerminalCache, compile_grammar
+
+    g = Grammar()
+    g.add("root", alt(seq(Ref("root"), Ref("root")), literal("a"), literal("ab"), literal("b")))
+    cache = TerminalCache(vocab, ts.Limits())
+    tight = ts.Limits(max_mask_work=50, max_accept_work=50)
+    m = ts.Matcher(compile_grammar(g, vocab, tight, "grammar", cache))
+    with pytest.raises(ts.LimitExceeded):
+        for _ in range(40):
+            m.accept_token(0)
+            m.allowed_tokens()
+    roomy = ts.Matcher(compile_grammar(g, vocab, ts.Limits(), "grammar", cache))  # equal, not the same
+    for _ in range(5):
+        roomy.accept_token(0)
+        roomy.allowed_tokens()
+
+
 def test_huge_repetition_runs_with_a_counter(vocab: ts.Vocabulary) -> None:
     g = Grammar()
     g.add("root", Repeat(Bytes.of([(97, 98)]), 0, 10_000_000))

@@ -137,3 +137,16 @@ def test_choice() -> None:
         choice_grammar([])
     with pytest.raises(TypeError):
         choice_grammar("yes")
+
+
+def test_whitespace_policies_coerce_to_equal_policies() -> None:
+    default = WhitespacePolicy.coerce(None)
+    assert default == WhitespacePolicy() == WhitespacePolicy.coerce("default") == WhitespacePolicy.default()
+    assert WhitespacePolicy.coerce(None) is default  # one shared immutable default
+    assert WhitespacePolicy.coerce("compact") == WhitespacePolicy.compact()
+    custom = WhitespacePolicy(max_inline=1, newlines=False, max_indent=0)
+    assert WhitespacePolicy.coerce(custom) is custom
+    assert WhitespacePolicy.coerce(2) == WhitespacePolicy(max_inline=2, newlines=True, max_indent=2)
+    for bad in (True, -1, 1.5, "wide"):
+        with pytest.raises((TypeError, ValueError)):
+            WhitespacePolicy.coerce(bad)  # type: ignore[arg-type]
