@@ -35,7 +35,7 @@ def bitmask_words(vocab_size: int) -> int:
     """Number of int32 words one bitmask row needs for ``vocab_size`` tokens."""
     if isinstance(vocab_size, bool) or not isinstance(vocab_size, (int, np.integer)) or vocab_size <= 0:
         raise ValueError(f"vocab_size must be a positive int, got {vocab_size!r}")
-    return math.ceil(int(vocab_size) / _BITS)
+    return (int(vocab_size) + _BITS - 1) // _BITS
 
 
 def allocate_bitmask(batch_size: int, vocab_size: int) -> np.ndarray:
@@ -48,7 +48,7 @@ def allocate_bitmask(batch_size: int, vocab_size: int) -> np.ndarray:
     # line of Python costs (the checks and the call to bitmask_words were 20 us of 64 with a
     # full collection just before, measured as bench/compare.py's worker runs).
     if type(batch_size) is int and type(vocab_size) is int and batch_size > 0 and vocab_size > 0:
-        words = (vocab_size + _BITS - 1) // _BITS
+        words = (vocab_size + _BITS - 1) // _BITS  # bitmask_words' formula, without its call
     else:
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size <= 0:
             raise ValueError(f"batch_size must be a positive int, got {batch_size!r}")

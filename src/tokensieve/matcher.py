@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from . import _core
+from .bitmask import bitmask_words
 from .compiler import CompiledGrammar
 
 __all__ = ["Matcher", "fill_bitmasks"]
@@ -40,8 +41,7 @@ class Matcher:
 
     def allowed_tokens(self) -> np.ndarray:
         """The allowed token ids as a sorted int array (convenient for tests and debugging)."""
-        words = (self.vocab_size + 31) // 32
-        mask = np.zeros((1, words), dtype=np.int32)
+        mask = np.zeros((1, bitmask_words(self.vocab_size)), dtype=np.int32)
         self._m.fill_mask(mask, 0)
         bits = np.unpackbits(mask.view(np.uint8), bitorder="little")[: self.vocab_size]
         return np.flatnonzero(bits)
