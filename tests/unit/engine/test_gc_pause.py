@@ -76,3 +76,27 @@ def test_the_compiler_pauses_only_when_asked() -> None:
     ts.Compiler(vocab, pause_gc=False)._cached(("test", 2), build, "test")
     assert seen == [False, True]
     assert gc.isenabled()
+
+
+def test_the_grammar_ir_is_freed_before_the_pause_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Alive when the collector resumes, the IR of a large schema (thousands of nodes) would be
+    walked by the young collection that the compile's allocations trigger at once, just before
+    reference counting frees it."""
+    import tokensieve.compiler.compiler as compiler_module
+
+    young_grammars: list[int] = []
+
+    class Recording:
+        def __enter__(self) -> None:
+            gc_paused().__enter__()
+
+        def __exit__(self, *exc: object) -> None:
+            young_grammars.append(sum(1 for o in gc.get_objects(0) if type(o) is Grammar))
+            gc_paused().__exit__(None, None, None)
+
+    monkeypatch.setattr(compiler_module, "gc_paused", Recording)
+    vocab = ts.Vocabulary([b"a", b"b", b"{", b"}", b'"', b":", b"<eos>"], eos_token_ids=[6], special_token_ids=[6])
+    gc.collect()  # no Grammar of an earlier test is young now
+    schema = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(20)}}
+    ts.Compiler(vocab).json_schema(schema)
+    assert young_grammars == [0]
