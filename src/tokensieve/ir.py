@@ -69,8 +69,8 @@ class _Node:
     # on first use with ``object.__setattr__``; the class default makes the lookup one
     # attribute read on the hot path instead of a dictionary probe.
     _lowering_facts: Any = None
-    # The hash of a composite node (Seq, Alt, Repeat), stored on first use: nodes are keys of
-    # value-keyed caches, and a tree hashed at every lookup costs its size each time.
+    # The hash of a composite node (Seq, Alt, Repeat) or a byte set, stored on first use: nodes
+    # are keys of value-keyed caches, and a tree hashed at every lookup costs its size each time.
     _hash: Any = None
 
 
@@ -153,7 +153,14 @@ class Bytes(_Node):
         return self.ranges == other.ranges
 
     def __hash__(self) -> int:
-        return hash(self.ranges)
+        # Remembered like a composite's: the nodes of single bytes are shared by every
+        # literal, and a sequence made anew (a member's key, colon and value, flattened)
+        # hashes each of its bytes' ranges, a tuple of tuples, when it first becomes a key.
+        h: int | None = self._hash
+        if h is None:
+            h = hash(self.ranges)
+            object.__setattr__(self, "_hash", h)
+        return h
 
 
 @dataclass(frozen=True)
