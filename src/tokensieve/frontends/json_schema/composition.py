@@ -135,31 +135,47 @@ def _rewrites(loc: Location) -> list[Location]:
 
 def types_of(conj: list[Location]) -> frozenset[str]:
     """The JSON types every schema of the conjunction allows."""
+    # Called for every conjunction and disjointness test (820 times per schema among the
+    # slowest MaskBench schemas): a schema without ``type``, or the first with one, makes no
+    # new set.
     types = TYPES
     for loc in conj:
-        if loc.schema is False:
-            return frozenset()
-        types &= schema_types(loc.schema)
+        schema = loc.schema
+        if schema is False:
+            return _NO_TYPES
+        allowed = schema_types(schema)
+        if allowed is not TYPES:
+            types = allowed if types is TYPES else types & allowed
         for key in ("enum", "const"):
-            if key in loc.schema:
-                values = loc.schema[key] if key == "enum" else [loc.schema[key]]
+            if key in schema:
+                values = schema[key] if key == "enum" else [schema[key]]
                 if isinstance(values, list):
                     types &= frozenset().union(*(_value_types(v) for v in values))
     return types
 
 
+_NO_TYPES: frozenset[str] = frozenset()
+_NULL = frozenset({"null"})
+_BOOLEAN = frozenset({"boolean"})
+_INTEGER = frozenset({"integer", "number"})
+_NUMBER = frozenset({"number"})
+_STRING = frozenset({"string"})
+_ARRAY = frozenset({"array"})
+_OBJECT = frozenset({"object"})
+
+
 def _value_types(value: Any) -> frozenset[str]:
     if value is None:
-        return frozenset({"null"})
+        return _NULL
     if isinstance(value, bool):
-        return frozenset({"boolean"})
+        return _BOOLEAN
     if isinstance(value, int) or (isinstance(value, float) and value.is_integer()):
-        return frozenset({"integer", "number"})
+        return _INTEGER
     if isinstance(value, float):
-        return frozenset({"number"})
+        return _NUMBER
     if isinstance(value, str):
-        return frozenset({"string"})
-    return frozenset({"array"}) if isinstance(value, list) else frozenset({"object"})
+        return _STRING
+    return _ARRAY if isinstance(value, list) else _OBJECT
 
 
 _ORIGIN = "x-tokensieve-origin"  # id of the schema object a stripped copy was made from

@@ -19,6 +19,7 @@ superset, and :func:`tokensieve.validate` must check the output).
 from __future__ import annotations
 
 import json
+import re
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
@@ -158,6 +159,9 @@ def json_schema_to_grammar(
 
 
 T = TypeVar("T")
+
+# What a rule name's hint replaces with "_": \W is every character but str.isalnum()'s and "_".
+_NOT_ALNUM = re.compile(r"\W")
 
 # The body of the "any_value" rule, by whitespace expression. Most schemas allow values of any
 # kind somewhere (every object without additionalProperties: false), and one shared body lets
@@ -304,7 +308,7 @@ class Converter:
         if key not in self._ref_rules:
             if target.schema is True or (isinstance(target.schema, dict) and is_trivial(target.schema)):
                 return self.any_value()
-            hint = "ref_" + "".join(c if c.isalnum() else "_" for c in target.pointer.split("/")[-1])[:40]
+            hint = "ref_" + _NOT_ALNUM.sub("_", target.pointer.rpartition("/")[2][:40])
             name = self.fresh_name(hint or "ref")
             self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
             self._ref_rules[key] = Ref(name)
