@@ -1082,6 +1082,13 @@ class _Lowering:
                 continue
             regular = self.is_regular(it)
             if regular and not self.has_seam(it):
+                if isinstance(it, Seq) and not (it._lowering_facts or _facts(it)).spelled_out:
+                    # A sequence nested in the run (a member's key: see the JSON Schema
+                    # front-end's member_rule) is lowered as if flattened, so that a long
+                    # repetition in it still finds a counter with its neighbours; one spelled
+                    # out (a quoted name) has none, and stays one item.
+                    pending.extend(reversed(it.items))
+                    continue
                 run.append(it)
                 continue
             seamed = self.seamed(it) if regular else None

@@ -147,8 +147,16 @@ def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
     schema and so is built once per process, while joined to a value particular to one schema
     (an enum, a pattern, an array of these) it would be built again with each, at two indented
     whitespaces' worth of states more than the value alone (and an enum alone is a literal set,
-    which the native builder makes directly). The matcher walks a token across the seam."""
-    return conv.shared_rule("member", seq(key, SEAM, conv.ws, literal(":"), conv.ws, SEAM, value))
+    which the native builder makes directly). The matcher walks a token across the seam.
+
+    The key stays one node, not flattened into the member's sequence as ``seq`` would: a
+    quoted name is a sequence of a node per character, and flattened, every member would hand
+    the lowering a run of them to classify and join into a program anew, where one node keeps
+    its program and is lowered once per grammar however many members share the name (the
+    same automaton either way)."""
+    tail = seq(SEAM, conv.ws, literal(":"), conv.ws, SEAM, value)
+    body = Seq((key, *tail.items)) if isinstance(key, Seq) and isinstance(tail, Seq) else seq(key, tail)
+    return conv.shared_rule("member", body)
 
 
 def _subschema(loc: Location, key: str, *path: str) -> Location:
