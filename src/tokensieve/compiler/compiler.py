@@ -168,8 +168,12 @@ class Compiler:
         try:
             grammar = build(deadline)
         except RecursionError:  # a parser's own recursion (regex or EBNF nesting)
-            raise LimitExceeded(f"the {source} nests too deeply to parse", limit="max_grammar_depth") from None
-        return compile_grammar(grammar, self.vocab, self.limits, source, self._terminals, deadline, self._meter)
+            raise LimitExceeded(
+                f"the {source} nests too deeply to parse", limit="max_grammar_depth"
+            ) from None
+        return compile_grammar(
+            grammar, self.vocab, self.limits, source, self._terminals, deadline, self._meter
+        )
 
     @property
     def cache_bytes(self) -> int:

@@ -95,7 +95,8 @@ def test_the_grammar_ir_is_freed_before_the_pause_ends(monkeypatch: pytest.Monke
             gc_paused().__exit__(None, None, None)
 
     monkeypatch.setattr(compiler_module, "gc_paused", Recording)
-    vocab = ts.Vocabulary([b"a", b"b", b"{", b"}", b'"', b":", b"<eos>"], eos_token_ids=[6], special_token_ids=[6])
+    tokens = [b"a", b"b", b"{", b"}", b'"', b":", b"<eos>"]
+    vocab = ts.Vocabulary(tokens, eos_token_ids=[6], special_token_ids=[6])
     gc.collect()  # no Grammar of an earlier test is young now
     schema = {"type": "object", "properties": {f"p{i}": {"type": "string"} for i in range(20)}}
     ts.Compiler(vocab).json_schema(schema)
