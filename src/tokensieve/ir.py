@@ -69,12 +69,13 @@ class _Node:
     # on first use with ``object.__setattr__``; the class default makes the lookup one
     # attribute read on the hot path instead of a dictionary probe.
     _lowering_facts: Any = None
-    # The hash of a composite node (Seq, Alt, Repeat) or a byte set, stored on first use: nodes
-    # are keys of value-keyed caches, and a tree hashed at every lookup costs its size each time.
+    # The hash of a composite node (Seq, Alt, Repeat, Difference, an automaton) or a byte set,
+    # stored on first use: nodes are keys of value-keyed caches, and a tree hashed at every
+    # lookup costs its size each time.
     _hash: Any = None
 
 
-def _remembered_hash(node: Seq | Alt | Repeat, fields: tuple[Any, ...]) -> int:
+def _remembered_hash(node: _Node, fields: tuple[Any, ...]) -> int:
     h: int | None = node._hash
     if h is None:
         h = hash((type(node), fields))
@@ -82,7 +83,7 @@ def _remembered_hash(node: Seq | Alt | Repeat, fields: tuple[Any, ...]) -> int:
     return h
 
 
-def _hashes_differ(a: Seq | Alt | Repeat, b: Seq | Alt | Repeat) -> bool:
+def _hashes_differ(a: _Node, b: _Node) -> bool:
     """Whether both nodes know their hash and the hashes differ (then they are not equal)."""
     ha: int | None = a._hash
     hb: int | None = b._hash
@@ -286,6 +287,22 @@ class Automaton(_Node):
     labels: tuple[Bytes, ...]
     targets: tuple[int, ...]
 
+    def __hash__(self) -> int:
+        return _remembered_hash(self, (self.accepting, self.edge_begin, self.labels, self.targets))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Automaton:
+            return False  # (no other type's value equals a node)
+        return (
+            not _hashes_differ(self, other)
+            and self.accepting == other.accepting
+            and self.edge_begin == other.edge_begin
+            and self.targets == other.targets
+            and self.labels == other.labels
+        )
+
     def __post_init__(self) -> None:
         n = len(self.accepting)
         if not n:
@@ -397,6 +414,16 @@ class Difference(_Node):
         object.__setattr__(self, "left", left)
         object.__setattr__(self, "right", right)
 
+    def __hash__(self) -> int:
+        return _remembered_hash(self, (self.left, self.right))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not Difference:
+            return False  # (no other type's value equals a node)
+        return not _hashes_differ(self, other) and self.left == other.left and self.right == other.right
+
 
 @dataclass(frozen=True)
 class Seam(_Node):
@@ -414,6 +441,14 @@ class Seam(_Node):
     by its structure, down to parts that hold none. The language never changes; a seam in an
     operand of a :class:`Difference`, which is one automaton whatever it holds, is ignored.
     """
+
+    # Written out, as for the other frequent nodes: every object member holds two seams, and
+    # the dataclass methods would run as plain Python each time a member is hashed.
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Seam
+
+    def __hash__(self) -> int:
+        return 0x5EA3
 
 
 @dataclass(frozen=True)
@@ -437,6 +472,21 @@ class CountedAutomaton(_Node):
     # rather than holding one: the grammar holds this node, and a cycle between them would
     # keep the whole grammar alive until the garbage collector runs.
     expanded: Callable[[Grammar], Expr] | None = field(default=None, compare=False, repr=False)
+
+    def __hash__(self) -> int:
+        return _remembered_hash(self, (self.units, self.min, self.max))
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        if type(other) is not CountedAutomaton:
+            return False  # (no other type's value equals a node)
+        return (
+            not _hashes_differ(self, other)
+            and self.min == other.min
+            and self.max == other.max
+            and self.units == other.units
+        )
 
     def __post_init__(self) -> None:
         if not self.units:

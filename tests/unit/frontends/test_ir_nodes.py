@@ -17,11 +17,14 @@ from tokensieve.frontends.whitespace import WhitespacePolicy
 from tokensieve.ir import (
     EMPTY,
     Alt,
+    Automaton,
     Bytes,
+    CountedAutomaton,
     Difference,
     Expr,
     Ref,
     Repeat,
+    Seam,
     Seq,
     Special,
     Unordered,
@@ -31,7 +34,9 @@ from tokensieve.ir import (
     seq,
 )
 
-_leaves = st.sampled_from([Bytes(((97, 97),)), Bytes(((97, 98),)), Bytes(((48, 57), (97, 102))), EMPTY])
+_leaves = st.sampled_from(
+    [Bytes(((97, 97),)), Bytes(((97, 98),)), Bytes(((48, 57), (97, 102))), EMPTY, Seam()]
+)
 
 
 def _rebuild(e: Expr) -> Expr:
@@ -42,8 +47,12 @@ def _rebuild(e: Expr) -> Expr:
         return Alt(tuple(_rebuild(i) for i in e.items))
     if isinstance(e, Repeat):
         return Repeat(_rebuild(e.item), e.min, e.max)
+    if isinstance(e, Difference):
+        return Difference(_rebuild(e.left), _rebuild(e.right))
     if isinstance(e, Bytes):
         return Bytes(tuple(e.ranges))
+    if isinstance(e, Seam):
+        return Seam()
     return e
 
 
@@ -53,6 +62,7 @@ exprs = st.recursive(
         st.lists(kids, min_size=1, max_size=3).map(lambda xs: Seq(tuple(xs))),
         st.lists(kids, min_size=1, max_size=3).map(lambda xs: Alt(tuple(xs))),
         st.builds(Repeat, kids, st.integers(0, 2), st.sampled_from([None, 2, 3])),
+        st.builds(Difference, kids, kids),
     ),
     max_leaves=8,
 )
@@ -67,10 +77,26 @@ def test_equality_and_hash_are_by_value(a: Expr, b: Expr) -> None:
         assert hash(a) == hash(b)
 
 
+def test_automata_compare_and_hash_by_value() -> None:
+    a, b = Bytes(((97, 97),)), Bytes(((98, 98),))
+    one = Automaton.of([(False, ((a, 1),)), (True, ())])
+    assert one == Automaton.of([(False, ((Bytes(((97, 97),)), 1),)), (True, ())])
+    assert hash(one) == hash(Automaton.of([(False, ((Bytes(((97, 97),)), 1),)), (True, ())]))
+    assert one != Automaton.of([(False, ((b, 1),)), (True, ())])
+    assert one != Automaton.of([(True, ((a, 1),)), (True, ())])
+    units = ((True, ((a, 0),)),)
+    counted = CountedAutomaton(units, 1, 4)
+    assert counted == CountedAutomaton(((True, ((Bytes(((97, 97),)), 0),)),), 1, 4, expanded=lambda g: a)
+    assert hash(counted) == hash(CountedAutomaton(((True, ((Bytes(((97, 97),)), 0),)),), 1, 4))
+    assert counted != CountedAutomaton(units, 1, 5) and counted != CountedAutomaton(units, 0, 4)
+    assert counted != CountedAutomaton(((True, ((b, 0),)),), 1, 4)
+
+
 def test_nodes_of_different_classes_are_unequal() -> None:
     a = Bytes(((97, 97),))
     assert Seq((a,)) != Alt((a,))
     assert Seq((a,)) != a and a != "a" and Repeat(a, 1, 1) != Seq((a,))
+    assert Seam() != EMPTY and Difference(a, a) != Seq((a, a)) and Seam() == Seam()
 
 
 def test_alt_drops_equal_items_that_are_distinct_objects() -> None:
