@@ -163,8 +163,8 @@ class Compiler:
         """``build(deadline)`` compiled. Its own function so that the grammar IR dies when it
         returns, inside the collector's pause: the IR is thousands of tracked objects (8,400 for
         Kubernetes kb_144), and still alive when the pause ended, they were all walked by the
-        young collection that the compile's allocations trigger right after it (1.3-1.8 ms for
-        the largest MaskBench schemas), only to be freed a moment later by reference counting."""
+        young collection that the compile's allocations trigger right after it (1-5 ms for the
+        largest MaskBench schemas), only to be freed a moment later by reference counting."""
         try:
             grammar = build(deadline)
         except RecursionError:  # a parser's own recursion (regex or EBNF nesting)
