@@ -154,20 +154,9 @@ class Bytes(_Node):
         return self.ranges == other.ranges
 
     def __hash__(self) -> int:
-        return _remembered_ranges_hash(self)
-
-
-def _remembered_ranges_hash(node: Bytes) -> int:
-    """A byte set's hash, remembered like a composite's (:func:`_remembered_hash`): the nodes
-    of single bytes are shared by every literal, and a sequence made anew (a member's key,
-    colon and value, flattened) hashes each of its bytes' ranges, a tuple of tuples, when it
-    first becomes a key. (A function, not written in the method: mypyc cannot compile
-    ``object.__setattr__`` on ``self`` for an attribute its class does not declare.)"""
-    h: int | None = node._hash
-    if h is None:
-        h = hash(node.ranges)
-        object.__setattr__(node, "_hash", h)
-    return h
+        # Remembered as a composite's: the nodes of single bytes are shared by every literal,
+        # and a sequence made anew hashes each of its items when it first becomes a key.
+        return _remembered_hash(self, self.ranges)
 
 
 @dataclass(frozen=True)
