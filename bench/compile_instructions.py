@@ -68,30 +68,29 @@ def _worker(names: list[str], warm: int, phase: str) -> None:
         except Exception:  # refused schemas warm nothing, as in compare.py
             pass
 
-    import tokensieve as ts
     from tokensieve.compiler.lower import lower
     from tokensieve.compiler.terminal_cache import TerminalCache
     from tokensieve.frontends.json_schema.converter import json_schema_to_grammar
 
-    # The engine's settings (see TokensieveEngine.compile) and its compiler's terminal cache.
-    limits = ts.Limits()
+    # The engine's compiler's limits and terminal cache (the process-wide one for them).
+    limits = engine.compiler.limits
     cache = TerminalCache.shared(engine.vocab, limits)
 
     def first_mask(text: str) -> None:
         engine.session(engine.compile("json_schema", text)).fill()
 
-    def frontend(text: str) -> None:
-        json_schema_to_grammar(text, property_order="any")
+    def frontend(text: str) -> Any:
+        return json_schema_to_grammar(text, property_order="any")  # the engine's settings
 
     def lowering(grammar: Any) -> None:
         lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units, None, cache.fragment)
 
     for name in names:
         text = source(MASKBENCH_DEV / f"{name}.json")
-        step: Callable[[Any], None] = first_mask if phase == "compile" else frontend
+        step: Callable[[Any], object] = first_mask if phase == "compile" else frontend
         argument: Any = text
         if phase == "lower":
-            step, argument = lowering, json_schema_to_grammar(text, property_order="any")
+            step, argument = lowering, frontend(text)
         gc.collect()
         if phase != "compile":
             gc.disable()  # a step alone runs inside the compiler's pause (compiler.gc_pause)
@@ -103,7 +102,7 @@ def _worker(names: list[str], warm: int, phase: str) -> None:
 
 
 def _count(names: list[str], warm: int, pythonpath: str | None, phase: str) -> list[float]:
-    """Millions of instructions of each schema's compile, for one build."""
+    """Millions of instructions of each schema's compile (or ``phase`` of it), for one build."""
     env = dict(os.environ)
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
