@@ -45,5 +45,34 @@ def test_declared_draft_and_copy() -> None:
     assert without_later_keywords(root, 2020) is root
 
 
+def test_only_objects_with_something_dropped_below_are_copied() -> None:
+    untouched = {"type": "object", "properties": {"a": {"type": "integer"}}}
+    changed = {"type": "object", "properties": {"b": {"const": 1, "type": "integer"}}}
+    items = [{"type": "string"}, {"if": {"type": "string"}}]
+    root = {
+        "$schema": DRAFT4,
+        "definitions": {"u": untouched, "c": changed},
+        "anyOf": items,
+        "allOf": [untouched],
+        "$ref": "#/definitions/u",  # draft 4: the siblings below are ignored
+        "maxLength": 3,
+    }
+    out = without_later_keywords(root, 4)
+    assert out == {
+        "$schema": DRAFT4,
+        "definitions": {"u": untouched, "c": {"type": "object", "properties": {"b": {"type": "integer"}}}},
+        "$ref": "#/definitions/u",
+    }
+    assert out["definitions"]["u"] is untouched  # nothing to drop below: the same object
+    assert out["definitions"]["c"] is not changed
+    assert changed["properties"]["b"] == {"const": 1, "type": "integer"}  # the input is left as it was
+    assert root["anyOf"] is items and items[1] == {"if": {"type": "string"}}
+    plain = {"$schema": DRAFT4, "properties": {"a": {"type": "integer"}}, "items": [{"type": "string"}]}
+    assert without_later_keywords(plain, 4) is plain
+    nested = {"$schema": DRAFT4, "items": [{"type": "string"}, {"items": {"then": {}}}]}
+    expected = {"$schema": DRAFT4, "items": [{"type": "string"}, {"items": {}}]}
+    assert without_later_keywords(nested, 4) == expected
+
+
 def test_draft4_integers() -> None:
     check({"$schema": DRAFT4, "type": "integer"}, [3], [Raw("3.0"), 3.5])

@@ -186,3 +186,22 @@ def test_unresolvable_dynamic_refs_raise(ref: str) -> None:
     with pytest.raises(UnsupportedSchemaError) as info:
         json_schema_to_grammar({"$id": "https://example.test/s", "items": {"$dynamicRef": ref}})
     assert info.value.keyword == "$ref"
+
+
+def test_resolutions_are_remembered_per_reference_and_scope() -> None:
+    schema = {
+        "$id": "https://a.test/root",
+        "$defs": {"x": {"type": "integer"}, "y": {"$id": "y", "$defs": {"x": {"type": "string"}}}},
+    }
+    resolver = Resolver(schema)
+    here = resolver.root_location()
+    first = resolver.resolve("#/$defs/x", here)
+    assert first.schema == {"type": "integer"} and first.pointer == "/$defs/x"
+    assert resolver.resolve("#/$defs/x", here) is first  # remembered
+    inside_y = resolver.resolve("y", here)
+    other = resolver.resolve("#/$defs/x", inside_y)  # the same reference from another base
+    assert other.schema == {"type": "string"} and other is not first
+    with pytest.raises(UnsupportedSchemaError):
+        resolver.resolve("#/$defs/missing", here)
+    with pytest.raises(UnsupportedSchemaError):  # a failure is not remembered as an answer
+        resolver.resolve("#/$defs/missing", here)

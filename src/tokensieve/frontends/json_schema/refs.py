@@ -129,6 +129,11 @@ class Resolver:
                     definers.setdefault(uri, set()).add(name)
         self._definers = {uri: frozenset(names) for uri, names in definers.items()}
         self.root_base = BaseURI(root_uri, (), self._definers)
+        # resolve()'s answers by (reference, base in force): a schema's references repeat (one
+        # Github schema resolves "#/definitions/field" 245 times), and each lookup walks the
+        # pointer and makes a location anew. The base carries the dynamic scope, so equal keys
+        # have equal answers; failures raise each time and are not kept.
+        self._resolved: dict[tuple[str, BaseURI], Location] = {}
 
     def root_location(self) -> Location:
         return Location(self.root, "", self.root_base)
@@ -176,6 +181,10 @@ class Resolver:
         ``$dynamicAnchor`` like a ``$dynamicRef``: where the two readings pick different
         schemas, the reference is an error rather than either guess.
         """
+        key = (ref, here.base)
+        hit = self._resolved.get(key)
+        if hit is not None:
+            return hit
         target = self._lookup(ref, here)
         anchor = target.schema.get("$dynamicAnchor") if isinstance(target.schema, dict) else None
         if anchor is not None and anchor == split_ref(here.base.uri, ref)[1]:
@@ -188,6 +197,7 @@ class Resolver:
                     keyword="$ref",
                     pointer=here.pointer,
                 )
+        self._resolved[key] = target
         return target
 
     def _lookup(self, ref: str, here: Location) -> Location:
