@@ -3,6 +3,7 @@ the ``$dynamicAnchor``; the grammar gets one rule per scope that changes the mea
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import jsonschema
@@ -10,7 +11,7 @@ import pytest
 
 from tokensieve.errors import UnsupportedSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
-from tokensieve.frontends.json_schema.refs import BaseURI, Location, Resolver
+from tokensieve.frontends.json_schema.refs import BaseURI, Location, Resolver, names_no_resources
 
 from .helpers import check
 
@@ -205,3 +206,22 @@ def test_resolutions_are_remembered_per_reference_and_scope() -> None:
         resolver.resolve("#/$defs/missing", here)
     with pytest.raises(UnsupportedSchemaError):  # a failure is not remembered as an answer
         resolver.resolve("#/$defs/missing", here)
+
+
+def test_a_text_naming_no_resource_is_not_walked_and_one_that_may_is() -> None:
+    assert names_no_resources('{"properties": {"a": {"$ref": "#/$defs/x"}}}')
+    assert names_no_resources(b'{"type": "integer"}')
+    assert not names_no_resources('{"$defs": {"x": {"$id": "x"}}}')
+    assert not names_no_resources('{"$defs": {"x": {"$anchor": "a"}}}')
+    assert not names_no_resources(b'{"$defs": {"x": {"$dynamicAnchor": "a"}}}')
+    assert not names_no_resources('{"$defs": {"x": {"\\u0024id": "x"}}}')  # an escape may spell one
+    # Given as text, a schema whose subschemas define resources resolves as the same dict does.
+    schema = {
+        "$id": "https://a.test/root",
+        "$defs": {"y": {"$id": "y", "$defs": {"x": {"type": "string"}}, "$ref": "#/$defs/x"}},
+        "$ref": "y",
+    }
+    escaped = json.dumps(schema).replace('"$id"', '"\\u0024id"')
+    for text in (json.dumps(schema), escaped):
+        check(text, ["a"], [1])
+    check(json.dumps({"$defs": {"x": {"type": "string"}}, "$ref": "#/$defs/x"}), ["a"], [1])

@@ -34,7 +34,7 @@ from .drafts import declared_draft, without_later_keywords
 from .keywords import TYPES, check_keywords, is_trivial
 from .location import BaseURI, Location, child_pointer
 from .numbers import NumberSpec, number_expr
-from .refs import Resolver
+from .refs import Resolver, names_no_resources
 
 __all__ = ["Converter", "json_schema_to_grammar", "load_schema"]
 
@@ -154,6 +154,7 @@ def json_schema_to_grammar(
         relax=relax,
         documents=documents,
         deadline=deadline,
+        source=schema if isinstance(schema, (str, bytes)) else None,
     )
     return conv.build()
 
@@ -182,7 +183,10 @@ class Converter:
         relax: bool | Iterable[str],
         documents: Mapping[str, Any] | None,
         deadline: float | None = None,
+        source: str | bytes | None = None,
     ) -> None:
+        """``source``: the JSON text ``root`` was read from, if any (it tells the resolver
+        whether any subschema can define an ``$id`` or an anchor)."""
         self.draft = declared_draft(root)
         root = without_later_keywords(root, self.draft)  # unknown to that draft: annotations
         self.root = root
@@ -191,7 +195,8 @@ class Converter:
         self.strict = strict
         self.property_order = property_order
         self.relax: bool | frozenset[str] = relax if isinstance(relax, bool) else frozenset(relax)
-        self.resolver = Resolver(root, documents)
+        ids_below = source is None or not names_no_resources(source)
+        self.resolver = Resolver(root, documents, subschema_ids=ids_below)
         self._ref_rules: dict[tuple[int, BaseURI], Expr] = {}
         self._keep_alive: list[object] = []  # schemas whose ids key the memos
         self._all_of_rules: dict[tuple[tuple[int, BaseURI], ...], tuple[Expr, list[Location]]] = {}

@@ -32,7 +32,16 @@ from urllib.parse import unquote, urldefrag, urljoin
 from ...errors import UnsupportedSchemaError
 from .location import BaseURI, Location, child_pointer
 
-__all__ = ["SUBSCHEMA", "SUBSCHEMA_LIST", "SUBSCHEMA_MAP", "BaseURI", "Location", "Resolver", "child_pointer"]
+__all__ = [
+    "SUBSCHEMA",
+    "SUBSCHEMA_LIST",
+    "SUBSCHEMA_MAP",
+    "BaseURI",
+    "Location",
+    "Resolver",
+    "child_pointer",
+    "names_no_resources",
+]
 
 ROOT_URI = "https://tokensieve.invalid/schema.json"  # urljoin needs a hierarchical scheme
 
@@ -60,6 +69,23 @@ SUBSCHEMA_MAP = {
     "dependentSchemas",
     "dependencies",
 }
+
+
+# The keys that make a subschema a resource or name it (see Resolver._index), as JSON spells
+# them without escapes.
+_RESOURCE_KEYS = ('"$id"', '"$anchor"', '"$dynamicAnchor"')
+
+
+def names_no_resources(text: str | bytes) -> bool:
+    """Whether the JSON text of a schema certainly holds no ``$id``, ``$anchor`` or
+    ``$dynamicAnchor`` key anywhere, so that the resolver need not walk its subschemas to find
+    them (a walk of every subschema: up to a tenth of a large schema's conversion). A key is
+    written in quotes, and an escape inside a key could spell one differently: a text with any
+    ``\\u`` escape, or with one of the keys anywhere (a property of that name included), is
+    walked."""
+    if isinstance(text, bytes):
+        return b"\\u" not in text and not any(key.encode() in text for key in _RESOURCE_KEYS)
+    return "\\u" not in text and not any(key in text for key in _RESOURCE_KEYS)
 
 
 def join_uri(base: str, ref: str) -> str:
@@ -112,12 +138,17 @@ def _spelled(pointer: str | _Path) -> str:
 class Resolver:
     """Finds the target of ``$ref`` values within the root schema and registered documents."""
 
-    def __init__(self, root: Any, documents: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, root: Any, documents: Mapping[str, Any] | None = None, *, subschema_ids: bool = True
+    ) -> None:
+        """``subschema_ids=False`` says that no subschema of ``root`` defines an ``$id``, an
+        ``$anchor`` or a ``$dynamicAnchor`` (see :func:`names_no_resources`): the root's
+        subschemas are then not walked to find them."""
         self.root = root
         self._resources: dict[str, Location] = {}
         self._anchors: dict[str, Location] = {}
         self._dynamic: dict[str, set[str]] = {}  # $dynamicAnchor name -> resources defining it
-        root_uri = self._index(root, "", ROOT_URI)
+        root_uri = self._index(root, "", ROOT_URI, descend=subschema_ids)
         for uri, doc in (documents or {}).items():
             if uri not in self._resources:
                 self._resources[uri] = Location(doc, uri + "#", BaseURI(self._index(doc, uri + "#", uri)))
@@ -138,8 +169,9 @@ class Resolver:
     def root_location(self) -> Location:
         return Location(self.root, "", self.root_base)
 
-    def _index(self, schema: Any, pointer: str | _Path, base: str) -> str:
-        """Record resources and anchors under ``schema``; return the schema's own base.
+    def _index(self, schema: Any, pointer: str | _Path, base: str, descend: bool = True) -> str:
+        """Record resources and anchors under ``schema`` (only its own without ``descend``);
+        return the schema's own base.
 
         ``pointer`` is a string for a document's root and a :data:`_Path` below it: most
         subschemas define no ``$id`` or anchor, and their pointers are never spelled out."""
@@ -159,6 +191,8 @@ class Resolver:
                 anchors.append(f"{base}{sid}")
             for anchor in anchors:
                 self._anchors.setdefault(anchor, Location(schema, _spelled(pointer), BaseURI(base)))
+            if not descend:
+                return base
             for key, value in schema.items():
                 if key in ("enum", "const", "default", "examples", "example"):
                     continue
