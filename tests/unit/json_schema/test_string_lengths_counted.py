@@ -4,12 +4,15 @@ the length product would need a state per (pattern state, length)."""
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 import tokensieve as ts
 from tokensieve.frontends.json_schema import json_schema_to_grammar
-from tokensieve.ir import CountedAutomaton
+from tokensieve.ir import Automaton, CountedAutomaton, Repeat
+
+from .helpers import check
 
 VOCAB = ts.Vocabulary(
     [bytes([b]) for b in range(32, 127)] + [b"<eos>"], eos_token_ids=[95], special_token_ids=[95]
@@ -85,3 +88,29 @@ def test_a_counted_string_under_not_is_expanded_for_the_difference() -> None:
     assert not _accepts(grammar, "a1" + "x" * 10 + "z")  # the `not`
     assert not _accepts(grammar, "A1xz")  # too short
     assert not _accepts(grammar, "A1" + "x" * 90 + "z")  # too long
+
+
+def test_a_string_built_position_by_position_is_shared_by_later_conversions() -> None:
+    # A version pattern with a maximum length: no counter runs it (its units are not
+    # prefix-free), so the automaton has a state per position; it is built once per process.
+    version = {"type": "string", "pattern": "^(\\d+\\.\\d+\\.\\d+.*)$", "maxLength": 32}
+    first = json_schema_to_grammar({"type": "object", "properties": {"v": version}})
+    second = json_schema_to_grammar({"type": "array", "items": version})
+
+    def automata(grammar: Any) -> list[Any]:
+        found, todo, seen = [], list(grammar.rules.values()), set()
+        while todo:
+            expr = todo.pop()
+            if id(expr) in seen:
+                continue
+            seen.add(id(expr))
+            if isinstance(expr, Automaton) and len(expr.accepting) > 32:
+                found.append(expr)
+            todo.extend(getattr(expr, "items", ()))
+            if isinstance(expr, Repeat):
+                todo.append(expr.item)
+        return found
+
+    built = automata(first)
+    assert built and any(a is b for a in built for b in automata(second))
+    check(version, ["1.2.3", "1.2.3-rc.1", "10.20.30" + "x" * 24], ["1.2", "v1.2.3", "1.2.3" + "x" * 28])
