@@ -215,6 +215,8 @@ def test_a_text_naming_no_resource_is_not_walked_and_one_that_may_is() -> None:
     assert not names_no_resources('{"$defs": {"x": {"$anchor": "a"}}}')
     assert not names_no_resources(b'{"$defs": {"x": {"$dynamicAnchor": "a"}}}')
     assert not names_no_resources('{"$defs": {"x": {"\\u0024id": "x"}}}')  # an escape may spell one
+    assert not names_no_resources(b'{"$defs": {"x": {"$\\u0069d": "x"}}}')
+    assert names_no_resources('{"description": "caf\\u00e9 \\ud83d\\ude00"}')  # not ASCII: no key
     # Given as text, a schema whose subschemas define resources resolves as the same dict does.
     schema = {
         "$id": "https://a.test/root",

@@ -72,20 +72,24 @@ SUBSCHEMA_MAP = {
 
 
 # The keys that make a subschema a resource or name it (see Resolver._index), as JSON spells
-# them without escapes.
+# them without escapes; and an escape of an ASCII character, which could spell one otherwise
+# (escapes of other characters, which json.dumps writes for every non-ASCII one, cannot).
 _RESOURCE_KEYS = ('"$id"', '"$anchor"', '"$dynamicAnchor"')
+_ASCII_ESCAPE = re.compile(r"\\u00[0-7]")
+_ASCII_ESCAPE_BYTES = re.compile(rb"\\u00[0-7]")
 
 
 def names_no_resources(text: str | bytes) -> bool:
     """Whether the JSON text of a schema certainly holds no ``$id``, ``$anchor`` or
     ``$dynamicAnchor`` key anywhere, so that the resolver need not walk its subschemas to find
     them (a walk of every subschema: up to a tenth of a large schema's conversion). A key is
-    written in quotes, and an escape inside a key could spell one differently: a text with any
-    ``\\u`` escape, or with one of the keys anywhere (a property of that name included), is
-    walked."""
+    written in quotes, and only an escape of an ASCII character could spell one differently:
+    a text with one of those (``\\u0000`` to ``\\u007f``), or with one of the keys anywhere
+    (a property of that name included), is walked."""
     if isinstance(text, bytes):
-        return b"\\u" not in text and not any(key.encode() in text for key in _RESOURCE_KEYS)
-    return "\\u" not in text and not any(key in text for key in _RESOURCE_KEYS)
+        keys = [key.encode() for key in _RESOURCE_KEYS]
+        return _ASCII_ESCAPE_BYTES.search(text) is None and not any(key in text for key in keys)
+    return _ASCII_ESCAPE.search(text) is None and not any(key in text for key in _RESOURCE_KEYS)
 
 
 def join_uri(base: str, ref: str) -> str:
