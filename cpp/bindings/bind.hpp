@@ -8,4 +8,5 @@ void bind_vocabulary(nanobind::module_& m);
 void bind_dfa(nanobind::module_& m);
 void bind_grammar(nanobind::module_& m);
 void bind_matcher(nanobind::module_& m);
+void bind_lowering(nanobind::module_& m);
 }  // namespace tokensieve::bindings

@@ -17,6 +17,7 @@ const char* python_class(ErrorKind kind) {
     case ErrorKind::NoTokenAllowed: return "NoTokenAllowed";
     case ErrorKind::VocabularyMismatch: return "VocabularyMismatch";
     case ErrorKind::MatcherState: return "MatcherStateError";
+    case ErrorKind::GrammarSyntax: return "GrammarSyntaxError";
     case ErrorKind::InvalidArgument: return nullptr;
   }
   return nullptr;

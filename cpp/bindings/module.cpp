@@ -14,4 +14,5 @@ NB_MODULE(_core, m) {
   tokensieve::bindings::bind_dfa(m);
   tokensieve::bindings::bind_grammar(m);
   tokensieve::bindings::bind_matcher(m);
+  tokensieve::bindings::bind_lowering(m);
 }

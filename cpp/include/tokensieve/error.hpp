@@ -12,6 +12,7 @@ enum class ErrorKind {
   NoTokenAllowed,      // matcher state with no allowed token -> NoTokenAllowed
   VocabularyMismatch,  // sizes disagree -> VocabularyMismatch
   MatcherState,        // e.g. accept after termination -> MatcherStateError
+  GrammarSyntax,       // a grammar the compiler cannot lower as written -> GrammarSyntaxError
 };
 
 class Error : public std::runtime_error {

@@ -11,7 +11,8 @@ from ..errors import EmptyLanguageError
 from ..ir import Grammar
 from ..limits import Limits
 from ..vocabulary import Vocabulary
-from .lower import LoweredGrammar, lower
+from .lower import LoweredGrammar
+from .native_lower import lower_grammar
 from .terminal_cache import TerminalCache, native_matcher_limits
 
 __all__ = ["CompiledGrammar", "GrammarStats", "TerminalCache", "compile_grammar"]
@@ -99,7 +100,7 @@ def compile_grammar(
     started = time.perf_counter()
     cache = terminals if terminals is not None else TerminalCache.shared(vocab, limits)
 
-    lowered = lower(
+    lowered = lower_grammar(
         grammar, cache.get, limits, cache.get_counted, cache.get_counted_units, deadline, cache.fragment
     )
     try:
