@@ -11,7 +11,7 @@ cache as in ``bench/compare.py``'s worker, times each stage of a compile (with
 ``property_order="any"`` as there, or ``--property-order declared``, the library's default):
 
 - ``frontend``: JSON Schema -> grammar IR (``json_schema_to_grammar``);
-- ``lower``: IR -> terminals and productions (``compiler.lower``), its Python work alone;
+- ``lower``: IR -> terminals and productions (the compiler's lowering), its own work alone;
 - ``terminals``: what the lowering spends in the terminal cache (``TerminalCache.get`` and
   the counted builders): the native DFA builds, products and token indexes of terminals not
   yet cached, and the lookups of those that are;
@@ -59,8 +59,12 @@ from bench.common import LLAMA3_TOKENIZER, MASKBENCH_DEV, release_free_memory, s
 from tokensieve import _core  # noqa: E402
 from tokensieve.compiler.compiled import TerminalCache, native_grammar  # noqa: E402
 from tokensieve.compiler.gc_pause import gc_paused  # noqa: E402
-from tokensieve.compiler.lower import lower  # noqa: E402
 from tokensieve.frontends.json_schema import json_schema_to_grammar  # noqa: E402
+
+try:  # the compiler's lowering: native where the build has it, else the Python one
+    from tokensieve.compiler.native_lower import lower_grammar as lower
+except ImportError:
+    from tokensieve.compiler.lower import lower  # type: ignore[assignment]
 
 STAGES = ("frontend", "lower", "terminals", "native", "first_mask")
 

@@ -22,6 +22,7 @@ MODULES = [
     "tokensieve/ir.py",
     "tokensieve/program.py",
     "tokensieve/compiler/lower.py",
+    "tokensieve/compiler/native_lower.py",
     "tokensieve/compiler/terminal_cache.py",
     "tokensieve/frontends/charsets.py",
     "tokensieve/frontends/regex.py",

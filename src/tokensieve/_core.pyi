@@ -128,6 +128,18 @@ class CompiledGrammar:
     def num_dfa_states(self) -> int: ...
     def memory_bytes(self) -> int: ...
 
+def lower_grammar(
+    words: bytes,
+    rule_body: bytes,
+    rule_rank: bytes,
+    start: int,
+    rule_names: list[str],
+    limits: tuple[int, int, int, int, int, int, float, str],
+    build: Any,
+    build_counted: Any,
+    build_units: Any,
+) -> tuple[list[Any], list[list[int]], int, int, list[str], list[list[int]]]: ...
+
 class Matcher:
     def __init__(self, grammar: CompiledGrammar) -> None: ...
     def fill_mask(self, bitmask: Any, row: int) -> None: ...

@@ -21,7 +21,6 @@ from __future__ import annotations
 import sys
 import time
 from array import array
-from typing import Any
 
 from .. import _core
 from ..errors import GrammarSyntaxError
@@ -172,7 +171,9 @@ def _clamped(count: int) -> int:
     return count if count < _CLAMP else _CLAMP
 
 
-def encode_grammar(grammar: Grammar, max_depth: int = MAX_NATIVE_DEPTH) -> tuple[bytes, bytes, bytes, int] | None:
+def encode_grammar(
+    grammar: Grammar, max_depth: int = MAX_NATIVE_DEPTH
+) -> tuple[bytes, bytes, bytes, int] | None:
     """``grammar`` as the native lowering reads it: (node words, each rule's body node, each
     rule's rank among the sorted rule names, the start rule), or None when it needs the
     reference lowering (see the module docstring)."""
@@ -190,7 +191,8 @@ def encode_grammar(grammar: Grammar, max_depth: int = MAX_NATIVE_DEPTH) -> tuple
         bodies = [encoder.node(body, 1) for body in rules.values()]
     except _Unsuitable:
         return None
-    return array("q", encoder.words).tobytes(), array("i", bodies).tobytes(), array("i", rank).tobytes(), start
+    words = array("q", encoder.words).tobytes()
+    return words, array("i", bodies).tobytes(), array("i", rank).tobytes(), start
 
 
 def lower_natively(
@@ -226,10 +228,9 @@ def lower_natively(
         deadline,
         str(limits.max_compile_seconds),
     )
-    result: Any = _core.lower_grammar(
+    terminals, productions, num_nonterminals, start_nt, names, unordered = _core.lower_grammar(
         words, bodies, ranks, start, list(grammar.rules), native_limits, build, build_counted, build_units
     )
-    terminals, productions, num_nonterminals, start_nt, names, unordered = result
     return LoweredGrammar(terminals, productions, num_nonterminals, start_nt, names, unordered)
 
 
