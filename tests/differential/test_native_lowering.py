@@ -1,0 +1,213 @@
+"""The native lowering (``compiler/native_lower.py``, ``cpp/src/lowering.cpp``) against the
+reference (``compiler/lower.py``): the same terminals (the same terminal-cache entries, in the
+same order), productions, nonterminals and unordered rows, or the same error, on random
+grammars under default and tight limits and on a slice of the MaskBench dev split."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.differential.test_random_grammars import RULES, SPECIAL, VOCAB, exprs
+from tests.paths import DATASETS
+from tokensieve import _core
+from tokensieve.compiler.compiled import TerminalCache
+from tokensieve.compiler.lower import lower
+from tokensieve.compiler.native_lower import encode_grammar, lower_grammar, lower_natively
+from tokensieve.errors import GrammarSyntaxError, LimitExceeded
+from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.ir import (
+    Alt,
+    Bytes,
+    CountedAutomaton,
+    Difference,
+    Expr,
+    Grammar,
+    Ref,
+    Repeat,
+    Seam,
+    Seq,
+    Special,
+    literal,
+)
+from tokensieve.limits import Limits
+
+
+def _outcome(run: Callable[[], Any]) -> tuple[Any, ...]:
+    """What a lowering made, terminals by identity (both lowerings share one cache), or the
+    error it raised."""
+    try:
+        lowered = run()
+    except (LimitExceeded, GrammarSyntaxError) as e:
+        return ("raised", type(e).__name__, str(e), getattr(e, "limit", None))
+    assert lowered is not None, "the native lowering refused a grammar it should take"
+    terminals = [t if isinstance(t, int) else ("handle", id(t)) for t in lowered.terminals]
+    return (
+        terminals,
+        lowered.productions,
+        lowered.num_nonterminals,
+        lowered.start,
+        lowered.nonterminal_names,
+        lowered.unordered,
+    )
+
+
+def assert_same_lowering(grammar: Grammar, limits: Limits, cache: TerminalCache | None = None) -> tuple[Any, ...]:
+    """The compiler's lowering (native, or the reference where the native one does not take
+    the grammar) equals the reference; and the native one takes every grammar but those
+    nested too deep for it, which the reference refuses too."""
+    cache = cache or TerminalCache(VOCAB, limits)
+    args = (cache.get, limits, cache.get_counted, cache.get_counted_units)
+    reference = _outcome(lambda: lower(grammar, *args))
+    assert _outcome(lambda: lower_grammar(grammar, *args)) == reference
+    if reference[-1] != "max_grammar_depth":
+        assert _outcome(lambda: lower_natively(grammar, *args)) == reference
+    return reference
+
+
+def differences() -> st.SearchStrategy[Expr]:
+    """Differences of regular parts (rules inside may be recursive: then both refuse it)."""
+    words = st.sampled_from([literal("a"), literal("ab"), literal("abc"), Repeat(literal("b"), 0, 3)])
+    return st.tuples(words, st.one_of(words, st.sampled_from([Ref("r1"), Seam()]))).map(
+        lambda t: Difference(Alt((t[0], Repeat(Bytes.of([(ord("a"), ord("c"))]), 1, 4))), t[1])
+    )
+
+
+def counted_automata() -> st.SearchStrategy[Expr]:
+    """A unit automaton of one or two states whose units are single letters, with bounds."""
+
+    def build(two_states: bool, lo: int, extra: int | None) -> Expr:
+        a, b = Bytes.of([(ord("a"), ord("a"))]), Bytes.of([(ord("b"), ord("b"))])
+        if two_states:
+            units: tuple[Any, ...] = ((False, ((a, 1),)), (True, ((b, 0),)))
+        else:
+            units = ((True, ((a, 0), (b, 0))),)
+        return CountedAutomaton(units, lo, None if extra is None else lo + extra)
+
+    return st.builds(build, st.booleans(), st.integers(0, 12), st.one_of(st.none(), st.integers(0, 20)))
+
+
+def rich_exprs() -> st.SearchStrategy[Expr]:
+    """The random grammars' expressions, sometimes inside a sequence with a difference, a
+    counted automaton or a long repetition (counters, neighbours groups)."""
+    extra = st.one_of(differences(), counted_automata(), exprs().map(lambda e: Repeat(e, 0, 12)))
+    return st.one_of(
+        exprs(),
+        st.tuples(exprs(), extra, exprs()).map(lambda t: Seq((literal('"'), *t, literal('"')))),
+    )
+
+
+grammars = st.lists(rich_exprs(), min_size=3, max_size=3).map(
+    lambda bodies: Grammar(rules=dict(zip(RULES, bodies, strict=True)), start="r0")
+)
+
+# Tight limits make the heuristics split, group, count and refuse.
+LIMITS = st.one_of(
+    st.just(Limits()),
+    st.builds(
+        Limits,
+        max_terminal_states=st.integers(2, 12),
+        max_dfa_states=st.integers(20, 60),
+        max_productions=st.integers(5, 200),
+        max_total_dfa_states=st.integers(30, 400),
+        max_grammar_depth=st.integers(3, 30),
+        min_counted_repeat=st.integers(2, 9),
+    ),
+)
+
+
+@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grammar=grammars, limits=LIMITS)
+def test_native_lowering_equals_the_reference(grammar: Grammar, limits: Limits) -> None:
+    assert_same_lowering(grammar, limits)
+
+
+def test_every_kind_of_result_and_error_is_exercised() -> None:
+    """The examples above are not all trivial: spot checks of each kind of outcome."""
+    limits = Limits()
+    rich = Grammar(
+        {
+            "r0": Seq((literal('"'), Repeat(Ref("r1"), 0, 40), literal('"'), Ref("r2"), Special(SPECIAL))),
+            "r1": Alt((literal("a"), literal("b"))),
+            "r2": Alt((literal("c"), Seq((literal("a"), Ref("r2"))))),  # recursive
+        },
+        start="r0",
+    )
+    lowered = assert_same_lowering(rich, limits)
+    assert SPECIAL in lowered[0] and lowered[1]
+    tiny = Limits(max_productions=2)
+    assert assert_same_lowering(rich, tiny)[:2] == (
+        "raised",
+        "LimitExceeded",
+    )
+    deep = Grammar({"r0": Seq((Ref("r1"), literal("a"))), "r1": Seq((literal("b"),) * 3)}, start="r0")
+    assert assert_same_lowering(deep, Limits(max_grammar_depth=2))[3] == "max_grammar_depth"
+    bad = Grammar({"r0": Difference(Ref("r0"), literal("a"))}, start="r0")
+    assert assert_same_lowering(bad, limits)[1] == "GrammarSyntaxError"
+
+
+def test_grammars_the_native_lowering_does_not_take_go_to_the_reference() -> None:
+    limits = Limits()
+    cache = TerminalCache(VOCAB, limits)
+    undefined = Grammar({"r0": Alt((literal("a"), Ref("missing")))}, start="r0")
+    assert encode_grammar(undefined) is None
+    assert lower_natively(undefined, cache.get, limits) is None
+    with pytest.raises(GrammarSyntaxError, match="missing"):
+        lower_grammar(undefined, cache.get, limits)
+    nested: Expr = literal("a")
+    for _ in range(40):
+        nested = Seq((nested, literal("b")))
+    assert encode_grammar(Grammar({"r0": nested}, start="r0"), max_depth=30) is None
+    assert encode_grammar(Grammar({"r0": nested}, start="r0"), max_depth=50) is not None
+    with pytest.raises(GrammarSyntaxError, match="start rule"):
+        lower_natively(Grammar({"r0": literal("a")}, start="nope"), cache.get, limits)
+
+
+def test_malformed_words_are_an_error_not_a_crash() -> None:
+    cache = TerminalCache(VOCAB, Limits())
+    good = encode_grammar(Grammar({"r0": Seq((literal("a"), Ref("r0")))}, start="r0"))
+    assert good is not None
+    words, bodies, ranks, start = good
+    limits = (2000, 200000, 1000000, 1000000, 2000, 8, 1e18, "30.0")
+    cases = [
+        words[:-8],  # truncated
+        (99).to_bytes(8, "little", signed=True),  # an unknown kind
+        (1).to_bytes(8, "little") + (5).to_bytes(8, "little") + (0).to_bytes(8, "little"),  # a child ahead
+        words + b"\x01",  # not whole words
+    ]
+    for bad in cases:
+        with pytest.raises(ValueError):
+            _core.lower_grammar(bad, bodies, ranks, start, ["r0"], limits, cache.get, None, None)
+    with pytest.raises(ValueError):
+        _core.lower_grammar(words, bodies, ranks, 5, ["r0"], limits, cache.get, None, None)
+
+
+STRIDE = 12
+
+
+@pytest.fixture(scope="module")
+def maskbench_grammars() -> list[tuple[str, Grammar]]:
+    files = sorted((DATASETS / "maskbench" / "dev").glob("*.json"))[::STRIDE]
+    if not files:
+        pytest.skip("the MaskBench dev split is not here")
+    out = []
+    for path in files:
+        try:
+            grammar = json_schema_to_grammar(json.loads(path.read_text())["schema"], property_order="any")
+        except Exception:  # schemas the front-end refuses lower nothing
+            continue
+        out.append((path.stem, grammar))
+    return out
+
+
+def test_maskbench_schemas_lower_the_same(maskbench_grammars: list[tuple[str, Grammar]]) -> None:
+    limits = Limits()
+    cache = TerminalCache(VOCAB, limits)  # one cache, as the compiler's: entries shared by schemas
+    assert len(maskbench_grammars) > 250
+    for _name, grammar in maskbench_grammars:
+        assert_same_lowering(grammar, limits, cache)
