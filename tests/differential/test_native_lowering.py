@@ -57,7 +57,9 @@ def _outcome(run: Callable[[], Any]) -> tuple[Any, ...]:
     )
 
 
-def assert_same_lowering(grammar: Grammar, limits: Limits, cache: TerminalCache | None = None) -> tuple[Any, ...]:
+def assert_same_lowering(
+    grammar: Grammar, limits: Limits, cache: TerminalCache | None = None
+) -> tuple[Any, ...]:
     """The compiler's lowering (native, or the reference where the native one does not take
     the grammar) equals the reference; and the native one takes every grammar but those
     nested too deep for it, which the reference refuses too."""
