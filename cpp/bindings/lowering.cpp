@@ -24,6 +24,24 @@ std::vector<T> words_of(const nb::bytes& data, const char* what) {
   return out;
 }
 
+// The encoder's words, read straight from its list: an int64 array made from the list first
+// cost more than the encoder's own work (each item parsed as an argument).
+std::vector<int64_t> words_of_list(const nb::handle& words) {
+  if (!PyList_Check(words.ptr())) throw Error(ErrorKind::InvalidArgument, "malformed IR words: not a list");
+  const Py_ssize_t n = PyList_GET_SIZE(words.ptr());
+  std::vector<int64_t> out(static_cast<size_t>(n));
+  for (Py_ssize_t k = 0; k < n; ++k) {
+    PyObject* item = PyList_GET_ITEM(words.ptr(), k);
+    const long long v = PyLong_Check(item) ? PyLong_AsLongLong(item) : -1;
+    if (!PyLong_Check(item) || (v == -1 && PyErr_Occurred())) {
+      PyErr_Clear();
+      throw Error(ErrorKind::InvalidArgument, "malformed IR words: not an int64");
+    }
+    out[static_cast<size_t>(k)] = v;
+  }
+  return out;
+}
+
 // The terminal builders of lower.py's signature, their handles kept in `handles`.
 class PythonTerminals final : public TerminalSource {
  public:
@@ -96,11 +114,11 @@ const char* helper_name(int32_t code) {
 void bind_lowering(nb::module_& m) {
   m.def(
       "lower_grammar",
-      [](const nb::bytes& words, const nb::bytes& rule_body, const nb::bytes& rule_rank, int32_t start,
+      [](const nb::list& words, const nb::bytes& rule_body, const nb::bytes& rule_rank, int32_t start,
          const nb::list& rule_names, const nb::tuple& limits, nb::object build, nb::object build_counted,
          nb::object build_units) {
         IrGrammar grammar;
-        grammar.words = words_of<int64_t>(words, "IR words");
+        grammar.words = words_of_list(words);
         grammar.rule_body = words_of<int32_t>(rule_body, "rule bodies");
         grammar.rule_rank = words_of<int32_t>(rule_rank, "rule ranks");
         grammar.start = start;

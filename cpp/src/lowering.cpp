@@ -67,6 +67,8 @@ class Lowering {
     rule_seam_.assign(rules, -1);
     rule_nt_.assign(rules, -1);
     seen_.assign(n, 0);
+    programs_.resize(n);
+    has_program_.assign(n, false);
     analyse_rules();
   }
 
@@ -486,23 +488,30 @@ class Lowering {
     return size;
   }
 
-  // lower.py's _program/_emit: the regex program, int32 words, references inlined.
-  void emit(int32_t e, std::string& out) const {
+  // lower.py's _program/_emit: the regex program, int32 words, references inlined. Each
+  // node's program is remembered (as lower.py remembers them): a sequence's is its header and
+  // its children's joined, and the same parts are asked for again and again (every try of a
+  // run, every flush that holds it).
+  const std::string& program(int32_t e) {
+    while (kind(e) == IrKind::Ref) e = rule_body(child(e, 1));
+    if (has_program_[e]) return programs_[e];
+    std::string out;
     switch (kind(e)) {
       case IrKind::Bytes: {
         const int64_t n = word(e, 1);
+        out.reserve(static_cast<size_t>(4 * (2 + 2 * n)));
         put_word(out, kOpBytes);
         put_word(out, n);
         for (int64_t k = 0; k < 2 * n; ++k) put_word(out, word(e, 2 + k));
-        return;
+        break;
       }
       case IrKind::Seq:
       case IrKind::Alt: {
         const int64_t n = word(e, 1);
         put_word(out, kind(e) == IrKind::Seq ? kOpSeq : kOpAlt);
         put_word(out, n);
-        for (int64_t k = 0; k < n; ++k) emit(child(e, 2 + k), out);
-        return;
+        for (int64_t k = 0; k < n; ++k) out += program(child(e, 2 + k));
+        break;
       }
       case IrKind::Repeat: {
         const int64_t min = word(e, 2);
@@ -514,44 +523,40 @@ class Lowering {
         put_word(out, kOpRepeat);
         put_word(out, min);
         put_word(out, native_max_count(word(e, 3)));
-        emit(child(e, 1), out);
-        return;
+        out += program(child(e, 1));
+        break;
       }
-      case IrKind::Ref: emit(rule_body(child(e, 1)), out); return;
       case IrKind::Automaton: {
         const int64_t header = word(e, 1);
         for (int64_t k = 0; k < header; ++k) put_word(out, word(e, 2 + k));
         const int64_t labels = word(e, 2 + header);
-        for (int64_t k = 0; k < labels; ++k) emit(child(e, 3 + header + k), out);
-        return;
+        for (int64_t k = 0; k < labels; ++k) out += program(child(e, 3 + header + k));
+        break;
       }
       case IrKind::Difference:
         put_word(out, kOpDifference);
-        emit(child(e, 1), out);
-        emit(child(e, 2), out);
-        return;
+        out += program(child(e, 1));
+        out += program(child(e, 2));
+        break;
       case IrKind::Seam:  // inside one terminal a seam is just the empty string
         put_word(out, kOpSeq);
         put_word(out, 0);
-        return;
+        break;
       case IrKind::Counted:
         throw std::logic_error("a counted automaton has no regex program: it runs as a counted terminal");
       default: throw std::logic_error("not a regular expression");
     }
-  }
-
-  std::string program(int32_t e) const {
-    std::string out;
-    emit(e, out);
-    return out;
+    programs_[e] = std::move(out);
+    has_program_[e] = true;
+    return programs_[e];
   }
 
   // The program of Seq(items).
-  std::string seq_program(const int32_t* items, size_t n) const {
+  std::string seq_program(const int32_t* items, size_t n) {
     std::string out;
     put_word(out, kOpSeq);
     put_word(out, static_cast<int64_t>(n));
-    for (size_t k = 0; k < n; ++k) emit(items[k], out);
+    for (size_t k = 0; k < n; ++k) out += program(items[k]);
     return out;
   }
 
@@ -609,27 +614,27 @@ class Lowering {
     const bool must_fit = budget < 0 && !splittable;
     if (budget < 0) budget = splittable ? limits_.max_terminal_states : limits_.max_dfa_states;
     const int64_t cap = subset_cap(budget, subset_slack);
-    std::string key;
-    key.reserve(16 + prog.size());
-    key.append(reinterpret_cast<const char*>(&budget), sizeof budget);
-    key.append(reinterpret_cast<const char*>(&cap), sizeof cap);
-    key += prog;
-    auto found = terminal_of_program_.find(key);
-    if (found != terminal_of_program_.end()) return found->second < 0 ? 0 : -(found->second + 1);
+    // Keyed by the program alone (hashed once, no key built), then by (budget, cap).
+    auto found = terminal_of_program_.find(prog);
+    if (found != terminal_of_program_.end()) {
+      for (const TerminalTry& tried : found->second) {
+        if (tried.budget == budget && tried.cap == cap) return tried.terminal < 0 ? 0 : -(tried.terminal + 1);
+      }
+    }
     int64_t states = 0;
     const int32_t handle = build_in_time(prog, budget, cap, states);
+    int32_t t = -1;
     if (handle < 0) {
       if (must_fit) {
         throw limit_error("a regular part of the grammar needs more than " + std::to_string(budget) +
                               " automaton states",
                           "max_dfa_states");
       }
-      terminal_of_program_.emplace(std::move(key), -1);
-      return 0;
+    } else {
+      t = add_terminal(handle, states);
     }
-    const int32_t t = add_terminal(handle, states);
-    terminal_of_program_.emplace(std::move(key), t);
-    return -(t + 1);
+    terminal_of_program_[prog].push_back({budget, cap, t});
+    return t < 0 ? 0 : -(t + 1);
   }
 
   int32_t build_in_time(const std::string& prog, int64_t budget, int64_t cap, int64_t& states) {
@@ -660,7 +665,7 @@ class Lowering {
     size = sat_add(size, nfa_size(child(e, 1)));
     for (size_t k = 0; k < n_suffix; ++k) size = sat_add(size, nfa_size(suffix[k]));
     if (too_large_to_try(size, 1)) return 0;
-    const std::string item = program(child(e, 1));
+    const std::string& item = program(child(e, 1));
     const bool has_before = n_prefix > 0, has_after = n_suffix > 0;
     const std::string before = has_before ? seq_program(prefix, n_prefix) : std::string();
     const std::string after = has_after ? seq_program(suffix, n_suffix) : std::string();
@@ -1168,7 +1173,15 @@ class Lowering {
   std::vector<int32_t> seen_;  // unrolls_large_repeat's visit marks, by walk number
   int32_t walk_ = 0;
   std::unordered_map<std::string, Symbols> run_memo_;
-  std::unordered_map<std::string, int32_t> terminal_of_program_, counted_of_key_;
+  struct TerminalTry {
+    int64_t budget;
+    int64_t cap;
+    int32_t terminal;  // -1: none under that budget
+  };
+  std::unordered_map<std::string, std::vector<TerminalTry>> terminal_of_program_;
+  std::unordered_map<std::string, int32_t> counted_of_key_;
+  std::vector<std::string> programs_;  // remembered programs, by node
+  std::vector<bool> has_program_;
   std::unordered_map<int64_t, int32_t> special_terminal_;
   std::vector<std::pair<int32_t, int32_t>> pending_;
   int64_t total_states_ = 0;

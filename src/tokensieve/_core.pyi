@@ -129,7 +129,7 @@ class CompiledGrammar:
     def memory_bytes(self) -> int: ...
 
 def lower_grammar(
-    words: bytes,
+    words: list[int],
     rule_body: bytes,
     rule_rank: bytes,
     start: int,

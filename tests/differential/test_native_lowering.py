@@ -177,10 +177,11 @@ def test_malformed_words_are_an_error_not_a_crash() -> None:
     words, bodies, ranks, start = good
     limits = (2000, 200000, 1000000, 1000000, 2000, 8, 1e18, "30.0")
     cases = [
-        words[:-8],  # truncated
-        (99).to_bytes(8, "little", signed=True),  # an unknown kind
-        (1).to_bytes(8, "little") + (5).to_bytes(8, "little") + (0).to_bytes(8, "little"),  # a child ahead
-        words + b"\x01",  # not whole words
+        words[:-1],  # truncated
+        [99],  # an unknown kind
+        [1, 5, 0],  # a sequence whose child comes after it
+        [*words[:-1], "x"],  # not an int
+        [*words[:-1], 2**70],  # past int64
     ]
     for bad in cases:
         with pytest.raises(ValueError):

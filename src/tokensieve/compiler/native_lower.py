@@ -78,57 +78,62 @@ class _Encoder:
         if depth > self.max_depth:
             raise _Unsuitable
         w = self.words
-        t = type(e)
         below = depth + 1
-        if t is Bytes:
-            ranges = e.ranges  # type: ignore[union-attr]
+        # isinstance, most frequent first: as the reference lowering tells node classes apart
+        # (and in the compiled module, a narrowed node's fields are read without a lookup).
+        if isinstance(e, Seq):
+            kids = [self.node(it, below) for it in e.items]
+            w.append(_SEQ)
+            w.append(len(kids))
+            w.extend(kids)
+        elif isinstance(e, Bytes):
+            ranges = e.ranges
             w.append(_BYTES)
             w.append(len(ranges))
             for lo, hi in ranges:
                 w.append(lo)
                 w.append(hi)
-        elif t is Seq or t is Alt:
-            kids = [self.node(it, below) for it in e.items]  # type: ignore[union-attr]
-            w.append(_SEQ if t is Seq else _ALT)
-            w.append(len(kids))
-            w.extend(kids)
-        elif t is Ref:
-            rule = self.position.get(e.name)  # type: ignore[union-attr]
+        elif isinstance(e, Ref):
+            rule = self.position.get(e.name)
             if rule is None:
                 raise _Unsuitable
             w.append(_REF)
             w.append(rule)
-        elif t is Repeat:
-            item = self.node(e.item, below)  # type: ignore[union-attr]
-            high = e.max  # type: ignore[union-attr]
+        elif isinstance(e, Alt):
+            kids = [self.node(it, below) for it in e.items]
+            w.append(_ALT)
+            w.append(len(kids))
+            w.extend(kids)
+        elif isinstance(e, Repeat):
+            item = self.node(e.item, below)
+            high = e.max
             w.append(_REPEAT)
             w.append(item)
-            w.append(_clamped(e.min))  # type: ignore[union-attr]
+            w.append(_clamped(e.min))
             w.append(-1 if high is None else _clamped(high))
-        elif t is Seam:
+        elif isinstance(e, Seam):
             w.append(_SEAM)
-        elif t is Special:
+        elif isinstance(e, Special):
             w.append(_SPECIAL)
-            w.append(e.token_id)  # type: ignore[union-attr]
-        elif t is Difference:
-            left = self.node(e.left, below)  # type: ignore[union-attr]
-            right = self.node(e.right, below)  # type: ignore[union-attr]
+            w.append(e.token_id)
+        elif isinstance(e, Difference):
+            left = self.node(e.left, below)
+            right = self.node(e.right, below)
             w.append(_DIFFERENCE)
             w.append(left)
             w.append(right)
-        elif t is Automaton:
-            automaton: Automaton = e  # type: ignore[assignment]
-            labels = [self.node(label, below) for label in automaton.labels]
-            header = automaton_header(automaton)
+        elif isinstance(e, Automaton):
+            labels = [self.node(label, below) for label in e.labels]
+            header = automaton_header(e)
             w.append(_AUTOMATON)
             w.append(len(header))
             w.extend(header)
             w.append(len(labels))
             w.extend(labels)
-        elif t is Unordered:
-            self.unordered(e, below)  # type: ignore[arg-type]
-        elif t is CountedAutomaton:
-            self.counted(e, below)  # type: ignore[arg-type]
+        elif isinstance(e, Unordered):
+            self.unordered(e, below)
+        elif isinstance(e, CountedAutomaton):
+            self.counted(e, below)
         else:
             raise _Unsuitable  # a class the native lowering does not know
         number = self.count
@@ -173,7 +178,7 @@ def _clamped(count: int) -> int:
 
 def encode_grammar(
     grammar: Grammar, max_depth: int = MAX_NATIVE_DEPTH
-) -> tuple[bytes, bytes, bytes, int] | None:
+) -> tuple[list[int], bytes, bytes, int] | None:
     """``grammar`` as the native lowering reads it: (node words, each rule's body node, each
     rule's rank among the sorted rule names, the start rule), or None when it needs the
     reference lowering (see the module docstring)."""
@@ -191,8 +196,7 @@ def encode_grammar(
         bodies = [encoder.node(body, 1) for body in rules.values()]
     except _Unsuitable:
         return None
-    words = array("q", encoder.words).tobytes()
-    return words, array("i", bodies).tobytes(), array("i", rank).tobytes(), start
+    return encoder.words, array("i", bodies).tobytes(), array("i", rank).tobytes(), start
 
 
 def lower_natively(
