@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cstring>
+#include <unordered_map>
 
 #include "bind.hpp"
 #include "tokensieve/error.hpp"
@@ -16,31 +17,309 @@ namespace tokensieve::bindings {
 
 namespace {
 
-template <class T>
-std::vector<T> words_of(const nb::bytes& data, const char* what) {
-  if (data.size() % sizeof(T) != 0) throw Error(ErrorKind::InvalidArgument, std::string("malformed ") + what);
-  std::vector<T> out(data.size() / sizeof(T));
-  if (!out.empty()) std::memcpy(out.data(), data.c_str(), data.size());
-  return out;
-}
-
-// The encoder's words, read straight from its list: an int64 array made from the list first
-// cost more than the encoder's own work (each item parsed as an argument).
-std::vector<int64_t> words_of_list(const nb::handle& words) {
-  if (!PyList_Check(words.ptr())) throw Error(ErrorKind::InvalidArgument, "malformed IR words: not a list");
-  const Py_ssize_t n = PyList_GET_SIZE(words.ptr());
-  std::vector<int64_t> out(static_cast<size_t>(n));
-  for (Py_ssize_t k = 0; k < n; ++k) {
-    PyObject* item = PyList_GET_ITEM(words.ptr(), k);
-    const long long v = PyLong_Check(item) ? PyLong_AsLongLong(item) : -1;
-    if (!PyLong_Check(item) || (v == -1 && PyErr_Occurred())) {
-      PyErr_Clear();
-      throw Error(ErrorKind::InvalidArgument, "malformed IR words: not an int64");
-    }
-    out[static_cast<size_t>(k)] = v;
+// Reads the IR objects of tokensieve.ir into IrGrammar words (see lowering.hpp). The node
+// classes arrive from Python in IrKind order; a node of any other class (a subclass, too), a
+// reference to an undefined rule, a count that is not an int, a name that is not UTF-8, or
+// nesting deeper than `max_depth` make the whole grammar "unsuitable": the caller lowers it
+// with the reference instead. Done here, not in Python: there, boxing every word and probing
+// a dict by id() per node cost more than the whole native lowering.
+class IrReader {
+ public:
+  IrReader(const nb::tuple& classes, const nb::dict& rules, int64_t max_depth) : rules_(rules), max_depth_(max_depth) {
+    if (nb::len(classes) != 11) throw Error(ErrorKind::InvalidArgument, "expected the 11 IR node classes");
+    for (size_t k = 0; k < 11; ++k) classes_[k] = classes[k].ptr();
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    int32_t n = 0;
+    while (PyDict_Next(rules.ptr(), &pos, &key, &value)) position_[nb::handle(key)] = nb::int_(n++);
   }
-  return out;
-}
+
+  // False when the grammar is unsuitable.
+  bool read(IrGrammar& out, PyObject* start_name) {
+    const int32_t start = rule_of(start_name);
+    if (start < 0) return false;
+    out.start = start;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (PyDict_Next(rules_.ptr(), &pos, &key, &value)) {
+      Py_ssize_t size = 0;
+      const char* utf8 = PyUnicode_Check(key) ? PyUnicode_AsUTF8AndSize(key, &size) : nullptr;
+      if (utf8 == nullptr) {
+        PyErr_Clear();
+        return false;
+      }
+      out.rule_names.emplace_back(utf8, static_cast<size_t>(size));
+      const int64_t body = node(value, 1);
+      if (body < 0) return false;
+      out.rule_body.push_back(static_cast<int32_t>(body));
+    }
+    out.words = std::move(words_);
+    return true;
+  }
+
+ private:
+  enum : size_t { kBytes, kSeq, kAlt, kRepeat, kRef, kSpecial, kAutomaton, kDifference, kUnordered, kSeam, kCounted };
+
+  static PyObject* field(PyObject* obj, const char* name) {
+    PyObject* v = PyObject_GetAttrString(obj, name);
+    if (v == nullptr) throw nb::python_error();
+    return v;  // a new reference: callers keep it in a Ref
+  }
+  struct Ref {  // owns one reference
+    PyObject* p;
+    explicit Ref(PyObject* q) : p(q) {}
+    Ref(const Ref&) = delete;
+    Ref& operator=(const Ref&) = delete;
+    ~Ref() { Py_XDECREF(p); }
+  };
+
+  // An int field as int64 (clamped past 2^62, as the encoder's counts are), or -2 when it is
+  // not an int; -1 for None when `none_ok`.
+  static int64_t count(PyObject* v, bool none_ok) {
+    if (v == Py_None) return none_ok ? -1 : -2;
+    if (!PyLong_Check(v)) return -2;
+    int overflow = 0;
+    const long long x = PyLong_AsLongLongAndOverflow(v, &overflow);
+    if (overflow > 0 || x > (int64_t{1} << 62)) return int64_t{1} << 62;
+    if (overflow < 0 || x < 0) return -2;
+    return x;
+  }
+
+  // The rule a name refers to, or -1 when no rule has that name.
+  int32_t rule_of(PyObject* name) {
+    PyObject* at = PyDict_GetItemWithError(position_.ptr(), name);  // borrowed
+    if (at == nullptr) {
+      if (PyErr_Occurred()) throw nb::python_error();
+      return -1;
+    }
+    return static_cast<int32_t>(PyLong_AsLong(at));
+  }
+
+  void put(int64_t w) { words_.push_back(w); }
+
+  // The node's number, its sub-expressions and itself written first if new; -1: unsuitable.
+  int64_t node(PyObject* e, int64_t depth) {
+    const auto known = index_.find(e);
+    if (known != index_.end()) return known->second;
+    if (depth > max_depth_) return -1;
+    PyTypeObject* type = Py_TYPE(e);
+    size_t k = 0;
+    while (k < 11 && reinterpret_cast<PyObject*>(type) != classes_[k]) ++k;
+    const int64_t below = depth + 1;
+    std::vector<int64_t> kids;
+    switch (k) {
+      case kSeq:
+      case kAlt: {
+        Ref items(field(e, "items"));
+        if (!PyTuple_Check(items.p)) return -1;
+        const Py_ssize_t n = PyTuple_GET_SIZE(items.p);
+        kids.reserve(static_cast<size_t>(n));
+        for (Py_ssize_t i = 0; i < n; ++i) {
+          const int64_t kid = node(PyTuple_GET_ITEM(items.p, i), below);
+          if (kid < 0) return -1;
+          kids.push_back(kid);
+        }
+        put(k == kSeq ? 1 : 2);
+        put(n);
+        words_.insert(words_.end(), kids.begin(), kids.end());
+        break;
+      }
+      case kBytes: {
+        Ref ranges(field(e, "ranges"));
+        if (!PyTuple_Check(ranges.p)) return -1;
+        const Py_ssize_t n = PyTuple_GET_SIZE(ranges.p);
+        put(0);
+        put(n);
+        for (Py_ssize_t i = 0; i < n; ++i) {
+          PyObject* r = PyTuple_GET_ITEM(ranges.p, i);
+          if (!PyTuple_Check(r) || PyTuple_GET_SIZE(r) != 2) return -1;
+          const int64_t lo = count(PyTuple_GET_ITEM(r, 0), false), hi = count(PyTuple_GET_ITEM(r, 1), false);
+          if (lo < 0 || hi < 0 || hi > 255) return -1;
+          put(lo);
+          put(hi);
+        }
+        break;
+      }
+      case kRef: {
+        Ref name(field(e, "name"));
+        const int32_t rule = rule_of(name.p);
+        if (rule < 0) return -1;
+        put(4);
+        put(rule);
+        break;
+      }
+      case kRepeat: {
+        Ref item(field(e, "item")), lo(field(e, "min")), hi(field(e, "max"));
+        const int64_t kid = node(item.p, below);
+        const int64_t min = count(lo.p, false), max = count(hi.p, true);
+        if (kid < 0 || min < 0 || max < -1) return -1;
+        put(3);
+        put(kid);
+        put(min);
+        put(max);
+        break;
+      }
+      case kSeam: put(9); break;
+      case kSpecial: {
+        Ref token(field(e, "token_id"));
+        const int64_t id = count(token.p, false);
+        if (id < 0 || id > INT32_MAX) return -1;
+        put(5);
+        put(id);
+        break;
+      }
+      case kDifference: {
+        Ref left(field(e, "left")), right(field(e, "right"));
+        const int64_t l = node(left.p, below);
+        if (l < 0) return -1;
+        const int64_t r = node(right.p, below);
+        if (r < 0) return -1;
+        put(7);
+        put(l);
+        put(r);
+        break;
+      }
+      case kAutomaton:
+        if (!automaton(e, below)) return -1;
+        break;
+      case kUnordered:
+        if (!unordered(e, below)) return -1;
+        break;
+      case kCounted:
+        if (!counted(e, below)) return -1;
+        break;
+      default: return -1;  // a class the native lowering does not know
+    }
+    const int64_t number = count_++;
+    index_.emplace(e, number);
+    return number;
+  }
+
+  // [6, h, header (program.automaton_header) x h, n, labels]
+  bool automaton(PyObject* e, int64_t below) {
+    Ref accepting(field(e, "accepting")), begin(field(e, "edge_begin")), labels(field(e, "labels")),
+        targets(field(e, "targets"));
+    if (!PyTuple_Check(accepting.p) || !PyTuple_Check(begin.p) || !PyTuple_Check(labels.p) ||
+        !PyTuple_Check(targets.p)) {
+      return false;
+    }
+    const Py_ssize_t states = PyTuple_GET_SIZE(accepting.p), n = PyTuple_GET_SIZE(labels.p);
+    if (PyTuple_GET_SIZE(begin.p) != states + 1 || PyTuple_GET_SIZE(targets.p) != n) return false;
+    std::vector<int64_t> kids;
+    for (Py_ssize_t i = 0; i < n; ++i) {
+      const int64_t kid = node(PyTuple_GET_ITEM(labels.p, i), below);
+      if (kid < 0) return false;
+      kids.push_back(kid);
+    }
+    std::vector<int64_t> header{4, states};  // OP_AUTOMATON, then per state: accepts, edges, targets
+    for (Py_ssize_t s = 0; s < states; ++s) {
+      const int truth = PyObject_IsTrue(PyTuple_GET_ITEM(accepting.p, s));
+      if (truth < 0) throw nb::python_error();
+      const int64_t from = count(PyTuple_GET_ITEM(begin.p, s), false);
+      const int64_t to = count(PyTuple_GET_ITEM(begin.p, s + 1), false);
+      if (from < 0 || to < from || to > n) return false;
+      header.push_back(truth);
+      header.push_back(to - from);
+      for (int64_t t = from; t < to; ++t) {
+        const int64_t target = count(PyTuple_GET_ITEM(targets.p, t), false);
+        if (target < 0) return false;
+        header.push_back(target);
+      }
+    }
+    put(6);
+    put(static_cast<int64_t>(header.size()));
+    words_.insert(words_.end(), header.begin(), header.end());
+    put(n);
+    words_.insert(words_.end(), kids.begin(), kids.end());
+    return true;
+  }
+
+  // [8, n, items, separator, repeatable or -1, min, max or -1, r, required]
+  bool unordered(PyObject* e, int64_t below) {
+    Ref items(field(e, "items")), separator(field(e, "separator")), repeatable(field(e, "repeatable")),
+        required(field(e, "required")), lo(field(e, "min_count")), hi(field(e, "max_count"));
+    if (!PyTuple_Check(items.p) || !PyAnySet_Check(required.p)) return false;
+    std::vector<int64_t> kids;
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items.p); ++i) {
+      const int64_t kid = node(PyTuple_GET_ITEM(items.p, i), below);
+      if (kid < 0) return false;
+      kids.push_back(kid);
+    }
+    const int64_t sep = node(separator.p, below);
+    if (sep < 0) return false;
+    int64_t rest = -1;
+    if (repeatable.p != Py_None) {
+      rest = node(repeatable.p, below);
+      if (rest < 0) return false;
+    }
+    const int64_t min = count(lo.p, false), max = count(hi.p, true);
+    if (min < 0 || max < -1) return false;
+    std::vector<int64_t> req;
+    Ref iter(PyObject_GetIter(required.p));
+    if (iter.p == nullptr) throw nb::python_error();
+    while (PyObject* item = PyIter_Next(iter.p)) {
+      Ref held(item);
+      const int64_t r = count(item, false);
+      if (r < 0 || r >= static_cast<int64_t>(kids.size())) return false;
+      req.push_back(r);
+    }
+    if (PyErr_Occurred()) throw nb::python_error();
+    put(8);
+    put(static_cast<int64_t>(kids.size()));
+    words_.insert(words_.end(), kids.begin(), kids.end());
+    put(sep);
+    put(rest);
+    put(min);
+    put(max);
+    put(static_cast<int64_t>(req.size()));
+    words_.insert(words_.end(), req.begin(), req.end());
+    return true;
+  }
+
+  // [10, u, per unit: (accepting, e, (label, target) x e), min, max or -1]
+  bool counted(PyObject* e, int64_t below) {
+    Ref units(field(e, "units")), lo(field(e, "min")), hi(field(e, "max"));
+    if (!PyTuple_Check(units.p)) return false;
+    std::vector<int64_t> body;
+    const Py_ssize_t n = PyTuple_GET_SIZE(units.p);
+    for (Py_ssize_t u = 0; u < n; ++u) {
+      PyObject* unit = PyTuple_GET_ITEM(units.p, u);
+      if (!PyTuple_Check(unit) || PyTuple_GET_SIZE(unit) != 2 || !PyTuple_Check(PyTuple_GET_ITEM(unit, 1))) {
+        return false;
+      }
+      const int truth = PyObject_IsTrue(PyTuple_GET_ITEM(unit, 0));
+      if (truth < 0) throw nb::python_error();
+      PyObject* edges = PyTuple_GET_ITEM(unit, 1);
+      body.push_back(truth);
+      body.push_back(PyTuple_GET_SIZE(edges));
+      for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(edges); ++i) {
+        PyObject* edge = PyTuple_GET_ITEM(edges, i);
+        if (!PyTuple_Check(edge) || PyTuple_GET_SIZE(edge) != 2) return false;
+        const int64_t label = node(PyTuple_GET_ITEM(edge, 0), below);
+        const int64_t target = count(PyTuple_GET_ITEM(edge, 1), false);
+        if (label < 0 || target < 0) return false;
+        body.push_back(label);
+        body.push_back(target);
+      }
+    }
+    const int64_t min = count(lo.p, false), max = count(hi.p, true);
+    if (min < 0 || max < -1) return false;
+    put(10);
+    put(n);
+    words_.insert(words_.end(), body.begin(), body.end());
+    put(min);
+    put(max);
+    return true;
+  }
+
+  const nb::dict& rules_;
+  int64_t max_depth_;
+  PyObject* classes_[11] = {};
+  nb::dict position_;                                // rule name -> rule number
+  std::unordered_map<PyObject*, int64_t> index_;     // nodes read (alive: the grammar holds them)
+  std::vector<int64_t> words_;
+  int64_t count_ = 0;
+};
 
 // The terminal builders of lower.py's signature, their handles kept in `handles`.
 class PythonTerminals final : public TerminalSource {
@@ -114,17 +393,13 @@ const char* helper_name(int32_t code) {
 void bind_lowering(nb::module_& m) {
   m.def(
       "lower_grammar",
-      [](const nb::list& words, const nb::bytes& rule_body, const nb::bytes& rule_rank, int32_t start,
-         const nb::list& rule_names, const nb::tuple& limits, nb::object build, nb::object build_counted,
-         nb::object build_units) {
+      [](const nb::dict& rules, const nb::object& start, const nb::tuple& classes, const nb::tuple& limits,
+         int64_t max_depth, nb::object build, nb::object build_counted, nb::object build_units) -> nb::object {
+        if (nb::len(limits) != 8) throw Error(ErrorKind::InvalidArgument, "expected 8 limits");
         IrGrammar grammar;
-        grammar.words = words_of_list(words);
-        grammar.rule_body = words_of<int32_t>(rule_body, "rule bodies");
-        grammar.rule_rank = words_of<int32_t>(rule_rank, "rule ranks");
-        grammar.start = start;
-        if (nb::len(rule_names) != grammar.rule_body.size() || nb::len(limits) != 8) {
-          throw Error(ErrorKind::InvalidArgument, "malformed IR grammar: names or limits");
-        }
+        if (!IrReader(classes, rules, max_depth).read(grammar, start.ptr())) return nb::none();
+        nb::list rule_names;
+        for (auto [name, body] : rules) rule_names.append(name);
         LoweringLimits lim;
         lim.max_terminal_states = nb::cast<int64_t>(limits[0]);
         lim.max_dfa_states = nb::cast<int64_t>(limits[1]);
@@ -174,10 +449,11 @@ void bind_lowering(nb::module_& m) {
         }
         return nb::make_tuple(terminals, productions, lowered.num_nonterminals, lowered.start, names, unordered);
       },
-      nb::arg("words"), nb::arg("rule_body"), nb::arg("rule_rank"), nb::arg("start"), nb::arg("rule_names"),
-      nb::arg("limits"), nb::arg("build"), nb::arg("build_counted").none(), nb::arg("build_units").none(),
-      "Lower a flattened grammar IR (see tokensieve/compiler/native_lower.py): (terminals, productions,\n"
-      "num_nonterminals, start, nonterminal_names, unordered), as lower.py's LoweredGrammar holds them.");
+      nb::arg("rules"), nb::arg("start"), nb::arg("classes"), nb::arg("limits"), nb::arg("max_depth"),
+      nb::arg("build"), nb::arg("build_counted").none(), nb::arg("build_units").none(),
+      "Lower a grammar's rules (name -> IR node; classes: the 11 node classes in IrKind order):\n"
+      "(terminals, productions, num_nonterminals, start, nonterminal_names, unordered), as lower.py's\n"
+      "LoweredGrammar holds them, or None when the grammar needs the reference lowering.");
 }
 
 }  // namespace tokensieve::bindings

@@ -271,11 +271,24 @@ class Lowering {
   // lower.py's analyse_rules: the recursive rules (Tarjan) and the bound on the walks' depth.
   void analyse_rules() {
     const auto n = static_cast<int32_t>(g_.rule_body.size());
+    int64_t total = 0;
+    for (int32_t r = 0; r < n; ++r) total += facts_[g_.rule_body[r]].depth;
+    // The bound of a walk that follows references in the rule names' sorted order (see
+    // lower.py's analyse_rules) is needed only when the depths added exceed the limit; the
+    // recursive rules do not depend on the order.
+    const bool ordered = total > limits_.max_grammar_depth;
+    std::vector<int32_t> rank(static_cast<size_t>(n));
+    for (int32_t r = 0; r < n; ++r) rank[r] = r;
+    if (ordered) {
+      std::vector<int32_t> by_name(rank);
+      std::sort(by_name.begin(), by_name.end(),
+                [&](int32_t a, int32_t b) { return g_.rule_names[a] < g_.rule_names[b]; });
+      for (int32_t k = 0; k < n; ++k) rank[by_name[k]] = k;
+    }
+    auto before = [&](int32_t a, int32_t b) { return rank[a] < rank[b]; };
     std::vector<std::vector<int32_t>> refs(static_cast<size_t>(n));
     std::vector<int32_t> seen(facts_.size(), -1);
-    int64_t total = 0;
     for (int32_t r = 0; r < n; ++r) {
-      total += facts_[g_.rule_body[r]].depth;
       std::vector<int32_t> todo{g_.rule_body[r]};
       while (!todo.empty()) {
         const int32_t e = todo.back();
@@ -289,7 +302,7 @@ class Lowering {
         }
       }
       auto& mine = refs[r];
-      std::sort(mine.begin(), mine.end(), [&](int32_t a, int32_t b) { return g_.rule_rank[a] < g_.rule_rank[b]; });
+      std::sort(mine.begin(), mine.end(), before);
       mine.erase(std::unique(mine.begin(), mine.end()), mine.end());
     }
     recursive_.assign(static_cast<size_t>(n), false);
@@ -343,9 +356,7 @@ class Lowering {
             component.push_back(w);
             if (w == node) break;
           }
-          const bool self_ref = std::binary_search(
-              refs[node].begin(), refs[node].end(), node,
-              [&](int32_t a, int32_t b) { return g_.rule_rank[a] < g_.rule_rank[b]; });
+          const bool self_ref = std::binary_search(refs[node].begin(), refs[node].end(), node, before);
           if (component.size() > 1 || self_ref) {
             for (int32_t w : component) recursive_[w] = true;
           }
@@ -1191,7 +1202,7 @@ class Lowering {
 }  // namespace
 
 NativeLoweredGrammar lower_grammar(const IrGrammar& grammar, TerminalSource& source, const LoweringLimits& limits) {
-  if (grammar.rule_rank.size() != grammar.rule_body.size() || grammar.start < 0 ||
+  if (grammar.rule_names.size() != grammar.rule_body.size() || grammar.start < 0 ||
       grammar.start >= static_cast<int32_t>(grammar.rule_body.size())) {
     throw Error(ErrorKind::InvalidArgument, "malformed IR grammar: rules");
   }

@@ -129,16 +129,15 @@ class CompiledGrammar:
     def memory_bytes(self) -> int: ...
 
 def lower_grammar(
-    words: list[int],
-    rule_body: bytes,
-    rule_rank: bytes,
-    start: int,
-    rule_names: list[str],
+    rules: dict[str, Any],
+    start: str,
+    classes: tuple[type, ...],
     limits: tuple[int, int, int, int, int, int, float, str],
+    max_depth: int,
     build: Any,
     build_counted: Any,
     build_units: Any,
-) -> tuple[list[Any], list[list[int]], int, int, list[str], list[list[int]]]: ...
+) -> tuple[list[Any], list[list[int]], int, int, list[str], list[list[int]]] | None: ...
 
 class Matcher:
     def __init__(self, grammar: CompiledGrammar) -> None: ...

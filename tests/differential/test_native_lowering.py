@@ -15,10 +15,9 @@ from hypothesis import strategies as st
 
 from tests.differential.test_random_grammars import RULES, SPECIAL, VOCAB, exprs
 from tests.paths import DATASETS
-from tokensieve import _core
 from tokensieve.compiler.compiled import TerminalCache
 from tokensieve.compiler.lower import lower
-from tokensieve.compiler.native_lower import encode_grammar, lower_grammar, lower_natively
+from tokensieve.compiler.native_lower import lower_grammar, lower_natively
 from tokensieve.errors import GrammarSyntaxError, LimitExceeded
 from tokensieve.frontends.json_schema import json_schema_to_grammar
 from tokensieve.ir import (
@@ -153,41 +152,41 @@ def test_every_kind_of_result_and_error_is_exercised() -> None:
     assert assert_same_lowering(bad, limits)[1] == "GrammarSyntaxError"
 
 
+class _MySeq(Seq):
+    """A node class of a user's own: the native lowering leaves it to the reference."""
+
+
 def test_grammars_the_native_lowering_does_not_take_go_to_the_reference() -> None:
     limits = Limits()
     cache = TerminalCache(VOCAB, limits)
     undefined = Grammar({"r0": Alt((literal("a"), Ref("missing")))}, start="r0")
-    assert encode_grammar(undefined) is None
     assert lower_natively(undefined, cache.get, limits) is None
     with pytest.raises(GrammarSyntaxError, match="missing"):
         lower_grammar(undefined, cache.get, limits)
     nested: Expr = literal("a")
     for _ in range(40):
         nested = Seq((nested, literal("b")))
-    assert encode_grammar(Grammar({"r0": nested}, start="r0"), max_depth=30) is None
-    assert encode_grammar(Grammar({"r0": nested}, start="r0"), max_depth=50) is not None
+    deep = Grammar({"r0": nested}, start="r0")
+    assert lower_natively(deep, cache.get, Limits(max_grammar_depth=30)) is None
+    with pytest.raises(LimitExceeded, match="nests more than 30"):
+        lower_grammar(deep, cache.get, Limits(max_grammar_depth=30))
+    assert lower_natively(deep, cache.get, Limits(max_grammar_depth=50)) is not None
+    own = Grammar({"r0": _MySeq((literal("a"), literal("b")))}, start="r0")
+    assert lower_natively(own, cache.get, limits) is None
+    assert _outcome(lambda: lower_grammar(own, cache.get, limits)) == _outcome(
+        lambda: lower(own, cache.get, limits)
+    )
     with pytest.raises(GrammarSyntaxError, match="start rule"):
         lower_natively(Grammar({"r0": literal("a")}, start="nope"), cache.get, limits)
 
 
-def test_malformed_words_are_an_error_not_a_crash() -> None:
-    cache = TerminalCache(VOCAB, Limits())
-    good = encode_grammar(Grammar({"r0": Seq((literal("a"), Ref("r0")))}, start="r0"))
-    assert good is not None
-    words, bodies, ranks, start = good
-    limits = (2000, 200000, 1000000, 1000000, 2000, 8, 1e18, "30.0")
-    cases = [
-        words[:-1],  # truncated
-        [99],  # an unknown kind
-        [1, 5, 0],  # a sequence whose child comes after it
-        [*words[:-1], "x"],  # not an int
-        [*words[:-1], 2**70],  # past int64
-    ]
-    for bad in cases:
-        with pytest.raises(ValueError):
-            _core.lower_grammar(bad, bodies, ranks, start, ["r0"], limits, cache.get, None, None)
-    with pytest.raises(ValueError):
-        _core.lower_grammar(words, bodies, ranks, 5, ["r0"], limits, cache.get, None, None)
+def test_a_rule_name_equal_but_not_identical_is_found() -> None:
+    """References name rules by value: a name built anew (not the dict's own key) is found."""
+    limits = Limits()
+    name = "".join(["r", "1"])
+    grammar = Grammar({"r0": Seq((literal("a"), Ref(name))), "r1": literal("b")}, start="".join(["r", "0"]))
+    assert lower_natively(grammar, TerminalCache(VOCAB, limits).get, limits) is not None
+    assert_same_lowering(grammar, limits)
 
 
 STRIDE = 12

@@ -38,7 +38,7 @@ enum class IrKind : int64_t {
 struct IrGrammar {
   std::vector<int64_t> words;       // the nodes' words, node after node
   std::vector<int32_t> rule_body;   // each rule's body node, rules in definition order
-  std::vector<int32_t> rule_rank;   // each rule's position among the rule names sorted
+  std::vector<std::string> rule_names;  // UTF-8 (their order bounds the depth check's walk)
   int32_t start = 0;                // the start rule
 };
 
