@@ -86,7 +86,10 @@ def _worker(names: list[str], warm: int, phase: str) -> None:
         return json_schema_to_grammar(text, property_order="any")  # the engine's settings
 
     def lowering(grammar: Any) -> None:
-        lower(grammar, cache.get, limits, cache.get_counted, cache.get_counted_units, None, cache.fragment)
+        memo = getattr(cache, "native_terminals", None)  # (a build with the native lowering)
+        extra = {} if memo is None else {"memo": memo}
+        builders = (cache.get, limits, cache.get_counted, cache.get_counted_units)
+        lower(grammar, *builders, None, cache.fragment, **extra)
 
     for name in names:
         text = source(MASKBENCH_DEV / f"{name}.json")
@@ -133,8 +136,12 @@ def main() -> None:
     ap.add_argument("names", help="comma-separated MaskBench dev schema names (file stems)")
     ap.add_argument("--warm", type=int, default=20, help="schemas compiled first, uncounted")
     ap.add_argument("--pythonpath", action="append", help="a build to measure (repeatable)")
-    ap.add_argument("--phase", choices=("compile", "frontend", "lower"), default="compile",  # fmt: skip
-                    help="count the whole compile (time to first mask) or one step of it")
+    ap.add_argument(
+        "--phase",
+        choices=("compile", "frontend", "lower"),
+        default="compile",  # fmt: skip
+        help="count the whole compile (time to first mask) or one step of it",
+    )
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     names = args.names.split(",")
@@ -153,8 +160,10 @@ def main() -> None:
         first = counts[builds[0]]
         for build, label in zip(builds[1:], labels[1:], strict=True):
             ratios = [c / f for c, f in zip(counts[build], first, strict=True)]
-            print(f"{label} / {labels[0]}: median {statistics.median(ratios):.3f}, "
-                  f"sum {sum(counts[build]) / sum(first):.3f}")
+            print(
+                f"{label} / {labels[0]}: median {statistics.median(ratios):.3f}, "
+                f"sum {sum(counts[build]) / sum(first):.3f}"
+            )
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 
 #include <cstring>
+#include <mutex>
 #include <unordered_map>
 
 #include "bind.hpp"
@@ -321,14 +322,71 @@ class IrReader {
   int64_t count_ = 0;
 };
 
+// The DFA terminals a terminal builder made, by (program, budget, subset cap): kept by the
+// compiler's TerminalCache for its grammars, so that a terminal every schema has (a JSON
+// string, whitespace, a number) is found without a call into Python, a bytes object made of
+// its program and that object hashed anew. At most `max_entries`; past that it starts over
+// (the TerminalCache keeps the automata themselves, least recently used first out).
+class TerminalMemo {
+ public:
+  explicit TerminalMemo(size_t max_entries) : max_entries_(max_entries) {}
+
+  struct Entry {
+    nb::object handle;  // None: too large for the budget
+    int64_t states;
+  };
+
+  bool find(const std::string& key, Entry& out) {
+    std::lock_guard<std::mutex> hold(lock_);
+    const auto found = entries_.find(key);
+    if (found == entries_.end()) return false;
+    out = found->second;
+    return true;
+  }
+
+  void add(std::string key, Entry entry) {
+    std::lock_guard<std::mutex> hold(lock_);
+    if (entries_.size() >= max_entries_) entries_.clear();
+    entries_.emplace(std::move(key), std::move(entry));
+  }
+
+  size_t size() {
+    std::lock_guard<std::mutex> hold(lock_);
+    return entries_.size();
+  }
+
+ private:
+  size_t max_entries_;
+  std::mutex lock_;  // (lowerings hold the GIL; the lock keeps the map safe without one)
+  std::unordered_map<std::string, Entry> entries_;
+};
+
 // The terminal builders of lower.py's signature, their handles kept in `handles`.
 class PythonTerminals final : public TerminalSource {
  public:
-  PythonTerminals(nb::object build, nb::object build_counted, nb::object build_units)
-      : build_(std::move(build)), build_counted_(std::move(build_counted)), build_units_(std::move(build_units)) {}
+  PythonTerminals(nb::object build, nb::object build_counted, nb::object build_units, TerminalMemo* memo)
+      : build_(std::move(build)),
+        build_counted_(std::move(build_counted)),
+        build_units_(std::move(build_units)),
+        memo_(memo) {}
 
   int32_t dfa(const std::string& program, int64_t max_states, int64_t subset_cap, int64_t& states) override {
-    return keep(build_(bytes(program), max_states, subset_cap), states);
+    if (memo_ == nullptr) return keep(build_(bytes(program), max_states, subset_cap), states);
+    std::string key;
+    key.reserve(16 + program.size());
+    key.append(reinterpret_cast<const char*>(&max_states), sizeof max_states);
+    key.append(reinterpret_cast<const char*>(&subset_cap), sizeof subset_cap);
+    key += program;
+    TerminalMemo::Entry entry;
+    if (!memo_->find(key, entry)) {
+      entry.handle = build_(bytes(program), max_states, subset_cap);
+      entry.states = entry.handle.is_none() ? 0 : states_of(entry.handle);
+      memo_->add(std::move(key), entry);
+    }
+    if (entry.handle.is_none()) return -1;
+    states = entry.states;
+    handles.append(entry.handle);
+    return static_cast<int32_t>(nb::len(handles) - 1);
   }
 
   int32_t counted(const std::string* before, const std::string& item, int64_t min, int64_t max,
@@ -357,21 +415,25 @@ class PythonTerminals final : public TerminalSource {
   static nb::object optional_bytes(const std::string* s) { return s == nullptr ? nb::none() : nb::object(bytes(*s)); }
   static nb::object count_or_none(int64_t max) { return max < 0 ? nb::none() : nb::object(nb::int_(max)); }
 
+  static int64_t states_of(const nb::object& handle) {
+    if (nb::isinstance<DfaTokenIndex>(handle)) return nb::cast<const DfaTokenIndex&>(handle).dfa_ptr()->num_states();
+    if (nb::isinstance<CountedTerminal>(handle)) {
+      return nb::cast<const CountedTerminal&>(handle).loop_ptr()->num_states();
+    }
+    // A stand-in of a test: read as lower.py reads it.
+    nb::object automaton = nb::hasattr(handle, "dfa") ? handle.attr("dfa") : handle.attr("loop");
+    return nb::cast<int64_t>(automaton.attr("num_states"));
+  }
+
   int32_t keep(const nb::object& handle, int64_t& states) {
     if (handle.is_none()) return -1;
-    if (nb::isinstance<DfaTokenIndex>(handle)) {
-      states = nb::cast<const DfaTokenIndex&>(handle).dfa_ptr()->num_states();
-    } else if (nb::isinstance<CountedTerminal>(handle)) {
-      states = nb::cast<const CountedTerminal&>(handle).loop_ptr()->num_states();
-    } else {  // a stand-in of a test: read as lower.py reads it
-      nb::object automaton = nb::hasattr(handle, "dfa") ? handle.attr("dfa") : handle.attr("loop");
-      states = nb::cast<int64_t>(automaton.attr("num_states"));
-    }
+    states = states_of(handle);
     handles.append(handle);
     return static_cast<int32_t>(nb::len(handles) - 1);
   }
 
   nb::object build_, build_counted_, build_units_;
+  TerminalMemo* memo_;
 };
 
 const char* helper_name(int32_t code) {
@@ -391,10 +453,16 @@ const char* helper_name(int32_t code) {
 }  // namespace
 
 void bind_lowering(nb::module_& m) {
+  nb::class_<TerminalMemo>(m, "TerminalMemo",
+                           "DFA terminals by (program, budget, subset cap), for lower_grammar (see there).")
+      .def(nb::init<size_t>(), nb::arg("max_entries"))
+      .def("__len__", &TerminalMemo::size);
+
   m.def(
       "lower_grammar",
       [](const nb::dict& rules, const nb::object& start, const nb::tuple& classes, const nb::tuple& limits,
-         int64_t max_depth, nb::object build, nb::object build_counted, nb::object build_units) -> nb::object {
+         int64_t max_depth, nb::object build, nb::object build_counted, nb::object build_units,
+         TerminalMemo* memo) -> nb::object {
         if (nb::len(limits) != 8) throw Error(ErrorKind::InvalidArgument, "expected 8 limits");
         IrGrammar grammar;
         if (!IrReader(classes, rules, max_depth).read(grammar, start.ptr())) return nb::none();
@@ -409,7 +477,7 @@ void bind_lowering(nb::module_& m) {
         lim.min_counted_repeat = nb::cast<int64_t>(limits[5]);
         lim.deadline = nb::cast<double>(limits[6]);
         lim.max_compile_seconds = nb::cast<std::string>(limits[7]);
-        PythonTerminals source(std::move(build), std::move(build_counted), std::move(build_units));
+        PythonTerminals source(std::move(build), std::move(build_counted), std::move(build_units), memo);
         const NativeLoweredGrammar lowered = lower_grammar(grammar, source, lim);
 
         nb::list terminals;
@@ -451,9 +519,11 @@ void bind_lowering(nb::module_& m) {
       },
       nb::arg("rules"), nb::arg("start"), nb::arg("classes"), nb::arg("limits"), nb::arg("max_depth"),
       nb::arg("build"), nb::arg("build_counted").none(), nb::arg("build_units").none(),
+      nb::arg("memo").none() = nb::none(),
       "Lower a grammar's rules (name -> IR node; classes: the 11 node classes in IrKind order):\n"
       "(terminals, productions, num_nonterminals, start, nonterminal_names, unordered), as lower.py's\n"
-      "LoweredGrammar holds them, or None when the grammar needs the reference lowering.");
+      "LoweredGrammar holds them, or None when the grammar needs the reference lowering. With `memo`,\n"
+      "DFA terminals are looked up there first: it must only ever be used with this `build`.");
 }
 
 }  // namespace tokensieve::bindings

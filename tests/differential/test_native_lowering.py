@@ -65,7 +65,8 @@ def assert_same_lowering(
     cache = cache or TerminalCache(VOCAB, limits)
     args = (cache.get, limits, cache.get_counted, cache.get_counted_units)
     reference = _outcome(lambda: lower(grammar, *args))
-    assert _outcome(lambda: lower_grammar(grammar, *args)) == reference
+    memo = cache.native_terminals  # as the compiler lowers: DFA terminals found there first
+    assert _outcome(lambda: lower_grammar(grammar, *args, memo=memo)) == reference
     if reference[-1] != "max_grammar_depth":
         assert _outcome(lambda: lower_natively(grammar, *args)) == reference
     return reference
@@ -150,6 +151,28 @@ def test_every_kind_of_result_and_error_is_exercised() -> None:
     assert assert_same_lowering(deep, Limits(max_grammar_depth=2))[3] == "max_grammar_depth"
     bad = Grammar({"r0": Difference(Ref("r0"), literal("a"))}, start="r0")
     assert assert_same_lowering(bad, limits)[1] == "GrammarSyntaxError"
+
+
+def test_the_memo_serves_terminals_without_calling_the_builder() -> None:
+    limits = Limits()
+    cache = TerminalCache(VOCAB, limits)
+    calls: list[bytes] = []
+
+    def build(program: bytes, budget: int, cap: int) -> Any:
+        calls.append(program)
+        return cache.get(program, budget, cap)
+
+    grammar = Grammar(
+        {"r0": Seq((literal("ab"), Ref("r1"), Special(SPECIAL))), "r1": literal("c")}, start="r0"
+    )
+    first = lower_natively(grammar, build, limits, memo=cache.native_terminals)
+    assert calls and len(cache.native_terminals) == len(calls)
+    made = len(calls)
+    again = lower_natively(grammar, build, limits, memo=cache.native_terminals)
+    assert len(calls) == made  # every terminal found in the memo
+    assert first is not None and again is not None
+    assert [id(t) for t in first.terminals] == [id(t) for t in again.terminals]
+    assert first.productions == again.productions
 
 
 class _MySeq(Seq):

@@ -101,7 +101,14 @@ def compile_grammar(
     cache = terminals if terminals is not None else TerminalCache.shared(vocab, limits)
 
     lowered = lower_grammar(
-        grammar, cache.get, limits, cache.get_counted, cache.get_counted_units, deadline, cache.fragment
+        grammar,
+        cache.get,
+        limits,
+        cache.get_counted,
+        cache.get_counted_units,
+        deadline,
+        cache.fragment,
+        cache.native_terminals,
     )
     try:
         native = native_grammar(lowered, cache, limits, meter)

@@ -59,9 +59,12 @@ def lower_natively(
     build_counted: CountedBuilder | None = None,
     build_units: UnitsBuilder | None = None,
     deadline: float | None = None,
+    memo: _core.TerminalMemo | None = None,
 ) -> LoweredGrammar | None:
     """:func:`lower.lower` in C++ (the same result), or None when the grammar needs the
-    reference (see the module docstring)."""
+    reference (see the module docstring). ``memo`` (``TerminalCache.native_terminals``, kept
+    with ``build``'s cache and used with no other) finds the DFA terminals ``build`` made for
+    earlier grammars without a call into Python."""
     if grammar.start not in grammar.rules:
         raise GrammarSyntaxError(f"start rule {grammar.start!r} is not defined", source="grammar")
     if deadline is None:
@@ -85,6 +88,7 @@ def lower_natively(
         build,
         build_counted,
         build_units,
+        memo,
     )
     if result is None:
         return None
@@ -100,10 +104,12 @@ def lower_grammar(
     build_units: UnitsBuilder | None = None,
     deadline: float | None = None,
     fragments: FragmentStore | None = None,
+    memo: _core.TerminalMemo | None = None,
 ) -> LoweredGrammar:
-    """Lower ``grammar`` natively, or with the reference :func:`lower.lower` (and its
-    ``fragments``) when the native lowering does not take it."""
-    lowered = lower_natively(grammar, build, limits, build_counted, build_units, deadline)
+    """Lower ``grammar`` natively (with ``memo``: see :func:`lower_natively`), or with the
+    reference :func:`lower.lower` (and its ``fragments``) when the native lowering does not
+    take it."""
+    lowered = lower_natively(grammar, build, limits, build_counted, build_units, deadline, memo)
     if lowered is not None:
         return lowered
     return lower(grammar, build, limits, build_counted, build_units, deadline, fragments)

@@ -63,6 +63,9 @@ class TerminalCache:
         self._entries: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._lefts: tuple[bytes, ...] = ()  # the last left operands of differences met
         self._lock = threading.Lock()
+        # The native lowering's view of this cache's DFA terminals (see native_lower): found
+        # there, a terminal every schema has costs no call into Python.
+        self.native_terminals = _core.TerminalMemo(max_entries)
         # The matcher limits every grammar built over this cache's terminals gets (the native
         # grammar copies them): made once, not at each compile.
         self.native_limits = native_matcher_limits(limits)
