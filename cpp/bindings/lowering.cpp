@@ -29,6 +29,11 @@ class IrReader {
   IrReader(const nb::tuple& classes, const nb::dict& rules, int64_t max_depth) : rules_(rules), max_depth_(max_depth) {
     if (nb::len(classes) != 11) throw Error(ErrorKind::InvalidArgument, "expected the 11 IR node classes");
     for (size_t k = 0; k < 11; ++k) classes_[k] = classes[k].ptr();
+    for (size_t f = 0; f < kFields; ++f) {
+      PyObject* name = PyUnicode_InternFromString(kFieldNames[f]);
+      if (name == nullptr) throw nb::python_error();
+      field_names_[f] = nb::steal(name);
+    }
     Py_ssize_t pos = 0;
     PyObject *key, *value;
     int32_t n = 0;
@@ -61,8 +66,17 @@ class IrReader {
  private:
   enum : size_t { kBytes, kSeq, kAlt, kRepeat, kRef, kSpecial, kAutomaton, kDifference, kUnordered, kSeam, kCounted };
 
-  static PyObject* field(PyObject* obj, const char* name) {
-    PyObject* v = PyObject_GetAttrString(obj, name);
+  // The node fields read, their names made (interned) once per reader, not per read.
+  enum Field : size_t {
+    k_accepting, k_edge_begin, k_item, k_items, k_labels, k_left, k_max, k_max_count, k_min, k_min_count,
+    k_name, k_ranges, k_repeatable, k_required, k_right, k_separator, k_targets, k_token_id, k_units, kFields
+  };
+  static constexpr const char* kFieldNames[kFields] = {
+      "accepting", "edge_begin", "item", "items", "labels", "left", "max", "max_count", "min", "min_count",
+      "name", "ranges", "repeatable", "required", "right", "separator", "targets", "token_id", "units"};
+
+  PyObject* field(PyObject* obj, Field f) const {
+    PyObject* v = PyObject_GetAttr(obj, field_names_[f].ptr());
     if (v == nullptr) throw nb::python_error();
     return v;  // a new reference: callers keep it in a Ref
   }
@@ -107,26 +121,26 @@ class IrReader {
     size_t k = 0;
     while (k < 11 && reinterpret_cast<PyObject*>(type) != classes_[k]) ++k;
     const int64_t below = depth + 1;
-    std::vector<int64_t> kids;
     switch (k) {
       case kSeq:
       case kAlt: {
-        Ref items(field(e, "items"));
+        Ref items(field(e, k_items));
         if (!PyTuple_Check(items.p)) return -1;
         const Py_ssize_t n = PyTuple_GET_SIZE(items.p);
-        kids.reserve(static_cast<size_t>(n));
+        const size_t base = kids_.size();  // the children's numbers, on a stack shared by the walk
         for (Py_ssize_t i = 0; i < n; ++i) {
           const int64_t kid = node(PyTuple_GET_ITEM(items.p, i), below);
           if (kid < 0) return -1;
-          kids.push_back(kid);
+          kids_.push_back(kid);
         }
         put(k == kSeq ? 1 : 2);
         put(n);
-        words_.insert(words_.end(), kids.begin(), kids.end());
+        words_.insert(words_.end(), kids_.begin() + static_cast<std::ptrdiff_t>(base), kids_.end());
+        kids_.resize(base);
         break;
       }
       case kBytes: {
-        Ref ranges(field(e, "ranges"));
+        Ref ranges(field(e, k_ranges));
         if (!PyTuple_Check(ranges.p)) return -1;
         const Py_ssize_t n = PyTuple_GET_SIZE(ranges.p);
         put(0);
@@ -142,7 +156,7 @@ class IrReader {
         break;
       }
       case kRef: {
-        Ref name(field(e, "name"));
+        Ref name(field(e, k_name));
         const int32_t rule = rule_of(name.p);
         if (rule < 0) return -1;
         put(4);
@@ -150,7 +164,7 @@ class IrReader {
         break;
       }
       case kRepeat: {
-        Ref item(field(e, "item")), lo(field(e, "min")), hi(field(e, "max"));
+        Ref item(field(e, k_item)), lo(field(e, k_min)), hi(field(e, k_max));
         const int64_t kid = node(item.p, below);
         const int64_t min = count(lo.p, false), max = count(hi.p, true);
         if (kid < 0 || min < 0 || max < -1) return -1;
@@ -162,7 +176,7 @@ class IrReader {
       }
       case kSeam: put(9); break;
       case kSpecial: {
-        Ref token(field(e, "token_id"));
+        Ref token(field(e, k_token_id));
         const int64_t id = count(token.p, false);
         if (id < 0 || id > INT32_MAX) return -1;
         put(5);
@@ -170,7 +184,7 @@ class IrReader {
         break;
       }
       case kDifference: {
-        Ref left(field(e, "left")), right(field(e, "right"));
+        Ref left(field(e, k_left)), right(field(e, k_right));
         const int64_t l = node(left.p, below);
         if (l < 0) return -1;
         const int64_t r = node(right.p, below);
@@ -198,8 +212,8 @@ class IrReader {
 
   // [6, h, header (program.automaton_header) x h, n, labels]
   bool automaton(PyObject* e, int64_t below) {
-    Ref accepting(field(e, "accepting")), begin(field(e, "edge_begin")), labels(field(e, "labels")),
-        targets(field(e, "targets"));
+    Ref accepting(field(e, k_accepting)), begin(field(e, k_edge_begin)), labels(field(e, k_labels)),
+        targets(field(e, k_targets));
     if (!PyTuple_Check(accepting.p) || !PyTuple_Check(begin.p) || !PyTuple_Check(labels.p) ||
         !PyTuple_Check(targets.p)) {
       return false;
@@ -237,8 +251,8 @@ class IrReader {
 
   // [8, n, items, separator, repeatable or -1, min, max or -1, r, required]
   bool unordered(PyObject* e, int64_t below) {
-    Ref items(field(e, "items")), separator(field(e, "separator")), repeatable(field(e, "repeatable")),
-        required(field(e, "required")), lo(field(e, "min_count")), hi(field(e, "max_count"));
+    Ref items(field(e, k_items)), separator(field(e, k_separator)), repeatable(field(e, k_repeatable)),
+        required(field(e, k_required)), lo(field(e, k_min_count)), hi(field(e, k_max_count));
     if (!PyTuple_Check(items.p) || !PyAnySet_Check(required.p)) return false;
     std::vector<int64_t> kids;
     for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(items.p); ++i) {
@@ -279,7 +293,7 @@ class IrReader {
 
   // [10, u, per unit: (accepting, e, (label, target) x e), min, max or -1]
   bool counted(PyObject* e, int64_t below) {
-    Ref units(field(e, "units")), lo(field(e, "min")), hi(field(e, "max"));
+    Ref units(field(e, k_units)), lo(field(e, k_min)), hi(field(e, k_max));
     if (!PyTuple_Check(units.p)) return false;
     std::vector<int64_t> body;
     const Py_ssize_t n = PyTuple_GET_SIZE(units.p);
@@ -315,10 +329,12 @@ class IrReader {
 
   const nb::dict& rules_;
   int64_t max_depth_;
+  nb::object field_names_[kFields];
   PyObject* classes_[11] = {};
   nb::dict position_;                                // rule name -> rule number
   std::unordered_map<PyObject*, int64_t> index_;     // nodes read (alive: the grammar holds them)
   std::vector<int64_t> words_;
+  std::vector<int64_t> kids_;
   int64_t count_ = 0;
 };
 

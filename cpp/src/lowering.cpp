@@ -288,8 +288,9 @@ class Lowering {
     auto before = [&](int32_t a, int32_t b) { return rank[a] < rank[b]; };
     std::vector<std::vector<int32_t>> refs(static_cast<size_t>(n));
     std::vector<int32_t> seen(facts_.size(), -1);
+    std::vector<int32_t> todo;
     for (int32_t r = 0; r < n; ++r) {
-      std::vector<int32_t> todo{g_.rule_body[r]};
+      todo.assign(1, g_.rule_body[r]);
       while (!todo.empty()) {
         const int32_t e = todo.back();
         todo.pop_back();
@@ -347,19 +348,16 @@ class Lowering {
         for (int32_t ref : refs[node]) below = std::max(below, bound[ref]);
         bound[node] = facts_[g_.rule_body[node]].depth + below;
         deepest = std::max(deepest, bound[node]);
-        if (low[node] == index[node]) {
-          std::vector<int32_t> component;
-          while (true) {
-            const int32_t w = component_stack.back();
-            component_stack.pop_back();
-            on_stack[w] = false;
-            component.push_back(w);
-            if (w == node) break;
-          }
+        if (low[node] == index[node]) {  // node roots a component: pop it
+          const auto root_at = static_cast<size_t>(
+              std::find(component_stack.rbegin(), component_stack.rend(), node).base() - component_stack.begin()) - 1;
           const bool self_ref = std::binary_search(refs[node].begin(), refs[node].end(), node, before);
-          if (component.size() > 1 || self_ref) {
-            for (int32_t w : component) recursive_[w] = true;
+          const bool recursive = component_stack.size() - root_at > 1 || self_ref;
+          for (size_t k = root_at; k < component_stack.size(); ++k) {
+            on_stack[component_stack[k]] = false;
+            if (recursive) recursive_[component_stack[k]] = true;
           }
+          component_stack.resize(root_at);
         }
         if (!frames.empty()) {
           const int32_t parent = frames.back().node;
@@ -625,13 +623,16 @@ class Lowering {
     const bool must_fit = budget < 0 && !splittable;
     if (budget < 0) budget = splittable ? limits_.max_terminal_states : limits_.max_dfa_states;
     const int64_t cap = subset_cap(budget, subset_slack);
-    // Keyed by the program alone (hashed once, no key built), then by (budget, cap).
+    // Keyed by the program alone (no key built), then by (budget, cap).
     auto found = terminal_of_program_.find(prog);
     if (found != terminal_of_program_.end()) {
       for (const TerminalTry& tried : found->second) {
         if (tried.budget == budget && tried.cap == cap) return tried.terminal < 0 ? 0 : -(tried.terminal + 1);
       }
+    } else {
+      found = terminal_of_program_.emplace(prog, std::vector<TerminalTry>{}).first;
     }
+    std::vector<TerminalTry>& tries = found->second;  // (stays valid: the map's nodes do not move)
     int64_t states = 0;
     const int32_t handle = build_in_time(prog, budget, cap, states);
     int32_t t = -1;
@@ -644,7 +645,7 @@ class Lowering {
     } else {
       t = add_terminal(handle, states);
     }
-    terminal_of_program_[prog].push_back({budget, cap, t});
+    tries.push_back({budget, cap, t});
     return t < 0 ? 0 : -(t + 1);
   }
 
