@@ -207,6 +207,8 @@ def _disjoint_on(
             return True
     if group == GROUPS[-1] and depth < _MAX_DEPTH and _objects_disjoint(conv, a, b, depth):
         return True
+    if group == GROUPS[3] and _strings_disjoint(a, b):
+        return True
     return depth < _MAX_DEPTH and (
         _branches_disjoint(conv, a, b, group, depth) or _branches_disjoint(conv, b, a, group, depth)
     )
@@ -256,6 +258,57 @@ def _in_group(value: Any, group: frozenset[str]) -> bool:
     if isinstance(value, str):
         return "string" in group
     return ("array" if isinstance(value, list) else "object") in group
+
+
+def _strings_disjoint(a: list[Location], b: list[Location]) -> bool:
+    """Strings: the two sides' lengths exclude each other, or no string matches the patterns
+    and formats of both (``oneOf`` of ``^\\d+$`` and ``^>=\\d+$``; without this proof each
+    arm carried ``not`` of the others, subtracted on automata of the JSON spellings).
+
+    Sound because every ``pattern``/``format``/length keyword of a conjunction constrains its
+    strings: the same content languages the string builder intersects
+    (:func:`.composition.tighten_string`), and keywords that cannot be read are left out, which
+    only widens a side. At least one language on each side, or nothing is tried: a language
+    with nothing to meet is rarely empty, and each test costs a product of automata."""
+    from . import formats
+
+    lo, hi = 0, None
+    langs: list[Expr] = []
+    sides = 0
+    for side in (a, b):
+        found = False
+        for loc in side:
+            s = loc.schema
+            if not isinstance(s, dict):
+                continue
+            least, most = count_keyword(s, "minLength"), count_keyword(s, "maxLength")
+            lo = max(lo, least or 0)
+            hi = most if hi is None else hi if most is None else min(hi, most)
+            lang: Expr | None = None
+            pattern = s.get("pattern")
+            if isinstance(pattern, str):
+                lang = _pattern_language(pattern)
+                if lang is not None and all(lang is not seen for seen in langs):
+                    langs.append(lang)
+                found = found or lang is not None
+            fmt = s.get("format")
+            if isinstance(fmt, str) and fmt not in formats.NOT_REGULAR:
+                lang = formats.format_language(fmt)
+                if lang is not None and all(lang is not seen for seen in langs):
+                    langs.append(lang)
+                found = found or lang is not None
+        sides += found
+    if hi is not None and lo > hi:
+        return True
+    if sides < 2:
+        return False
+    try:
+        dfa = dfa_from_expr(langs[0])
+        for lang in langs[1:]:
+            dfa = dfa.intersect(dfa_from_expr(lang))
+        return dfa.is_empty()
+    except (OverflowError, NotRegular):
+        return False
 
 
 def _objects_disjoint(conv: Converter, a: list[Location], b: list[Location], depth: int) -> bool:
