@@ -289,3 +289,23 @@ def test_large_graphs_become_automata_without_state_elimination() -> None:
         assert _accepts(back, str(n)) == (n % 37 == 0), n
     small = dfa_from_expr(parse_regex("(ab|ba)*c"))
     assert small.labeled().to_expr() is not None
+
+
+def test_regular_ir_is_the_labeled_graph_s_expression_or_its_automaton() -> None:
+    """``_regular_ir`` reads each automaton's label rows once for both forms, and sends a graph
+    past MAX_ELIMINATION_EDGES edges straight to its automaton: the result must be what the
+    labeled graph gives (its expression when state elimination fits, else the automaton), on
+    both sides of the bound."""
+    from tokensieve.frontends.json_schema.automata import _regular_ir
+    from tokensieve.frontends.json_schema.labeled import MAX_ELIMINATION_EDGES
+
+    rng = random.Random(11)
+    sizes = []
+    for size in [1, 2, 3, 5, 8, 12, 20, 40, 80, 120]:
+        for _ in range(6):
+            dfa = _random_dfa(rng, size).minimize()
+            graph = dfa.labeled()
+            sizes.append(sum(len(row) for row in graph.edges))
+            expected = graph.to_expr()
+            assert _regular_ir(dfa) == (expected if expected is not None else dfa.to_automaton())
+    assert min(sizes) <= MAX_ELIMINATION_EDGES < max(sizes)
