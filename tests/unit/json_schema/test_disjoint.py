@@ -205,7 +205,8 @@ def test_strings_told_apart_by_patterns_formats_and_lengths() -> None:
     assert not disjoint(conv, loc({"pattern": "maker"}), loc({"pattern": "customer"}))
     # Digits only: both case-insensitive hex patterns match it.
     assert not disjoint(conv, loc({"pattern": "^[0-9a-f]{4}$"}), loc({"pattern": "^[0-9A-F]{4}$"}))
-    assert disjoint(conv, loc({"format": "date"}), loc({"pattern": "^[a-z]+$"}))
+    # Formats are left out of the proof (their automata may cost more than it saves).
+    assert not disjoint(conv, loc({"format": "date"}), loc({"pattern": "^[a-z]+$"}))
     # A side's languages are intersected before they meet the other side's.
     assert disjoint(conv, loc({"pattern": "a"}, {"pattern": "^[0-9]*$"}), loc({"pattern": "^[0-9a]*$"}))
     assert not disjoint(conv, loc({"pattern": "a"}), loc({"pattern": "^[0-9a]*$"}))
