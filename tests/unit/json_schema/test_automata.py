@@ -289,3 +289,69 @@ def test_large_graphs_become_automata_without_state_elimination() -> None:
         assert _accepts(back, str(n)) == (n % 37 == 0), n
     small = dfa_from_expr(parse_regex("(ab|ba)*c"))
     assert small.labeled().to_expr() is not None
+
+
+def test_regular_ir_is_the_labeled_graph_s_expression_or_its_automaton() -> None:
+    """``_regular_ir`` reads each automaton's label rows once for both forms, and sends a graph
+    past MAX_ELIMINATION_EDGES edges straight to its automaton: the result must be what the
+    labeled graph gives (its expression when state elimination fits, else the automaton), on
+    both sides of the bound."""
+    from tokensieve.frontends.json_schema.automata import _regular_ir
+    from tokensieve.frontends.json_schema.labeled import MAX_ELIMINATION_EDGES
+
+    rng = random.Random(11)
+    sizes = []
+    for size in [1, 2, 3, 5, 8, 12, 20, 40, 80, 120]:
+        for _ in range(6):
+            dfa = _random_dfa(rng, size).minimize()
+            graph = dfa.labeled()
+            sizes.append(sum(len(row) for row in graph.edges))
+            expected = graph.to_expr()
+            assert _regular_ir(dfa) == (expected if expected is not None else dfa.to_automaton())
+    assert min(sizes) <= MAX_ELIMINATION_EDGES < max(sizes)
+
+
+def _finite_words_by_paths(dfa: DFA, limit: int) -> list[bytes] | None:
+    """The words of ``dfa`` spelled out path by path (the definition finite_words keeps)."""
+    words: list[bytes] = []
+    stack: list[tuple[int, bytes, frozenset[int]]] = [(0, b"", frozenset([0]))]
+    while stack:
+        s, word, path = stack.pop()
+        if dfa.accept[s]:
+            words.append(word)
+            if len(words) > limit:
+                return None
+        for lo, hi, t in dfa.trans[s]:
+            if t in path or hi - lo > limit:
+                return None
+            for b in range(lo, hi + 1):
+                stack.append((t, word + bytes([b]), path | {t}))
+    return sorted(words)
+
+
+def test_finite_words_match_the_words_spelled_out_path_by_path() -> None:
+    # Random acyclic and cyclic automata, raw and minimal, with limits below and above their
+    # word counts: the same words, and None in the same cases.
+    rng = random.Random(7)
+    outcomes = set()
+    for _ in range(400):
+        size = rng.randint(1, 9)
+        trans = []
+        for s in range(size):
+            row = []
+            for lo, hi in ((0x61, 0x61), (0x62, 0x63), (0x64, 0x64)):
+                acyclic = rng.random() < 0.9
+                if rng.random() < 0.5 and (not acyclic or s + 1 < size):
+                    row.append((lo, hi, rng.randrange(s + 1, size) if acyclic else rng.randrange(size)))
+            trans.append(row)
+        dfa = DFA(trans, [rng.random() < 0.4 for _ in range(size)])
+        for d in (dfa, dfa.minimize()):
+            for limit in (0, 1, 3, 10, 64):
+                expected = _finite_words_by_paths(d, limit)
+                assert d.finite_words(limit) == expected
+                outcomes.add(expected is None)
+    assert outcomes == {True, False}
+    names = dfa_from_expr(parse_regex("alpha|beta|gamma|b"))
+    assert names.finite_words(4) == [b"alpha", b"b", b"beta", b"gamma"]
+    assert names.finite_words(3) is None
+    assert dfa_from_expr(parse_regex("a[b-z]")).finite_words(10) is None  # an edge of 25 bytes

@@ -191,6 +191,47 @@ def test_listed_values_are_compared_by_json_equality_with_the_other_side() -> No
     assert not disjoint(conv, loc({"enum": [{"k": 1}]}), loc({"enum": [{"k": 1.0}]}, {"type": "object"}))
 
 
+def test_strings_told_apart_by_patterns_formats_and_lengths() -> None:
+    conv = _conv(True)
+    here = conv.resolver.root_location()
+
+    def loc(*parts: object) -> list[Location]:  # strings only: other types satisfy both sides
+        return [Location(s, "", here.base) for s in [{"type": "string"}, *parts]]
+
+    version = {"type": "string", "pattern": r"^\d+\.\d+$"}
+    caret = {"type": "string", "pattern": r"^\^\d+\.\d+$"}
+    assert disjoint(conv, loc(version), loc(caret))
+    # Patterns search anywhere: "maker" and "customer" both occur in "customer maker".
+    assert not disjoint(conv, loc({"pattern": "maker"}), loc({"pattern": "customer"}))
+    # Digits only: both case-insensitive hex patterns match it.
+    assert not disjoint(conv, loc({"pattern": "^[0-9a-f]{4}$"}), loc({"pattern": "^[0-9A-F]{4}$"}))
+    # Formats are left out of the proof (their automata may cost more than it saves).
+    assert not disjoint(conv, loc({"format": "date"}), loc({"pattern": "^[a-z]+$"}))
+    # A side's languages are intersected before they meet the other side's.
+    assert disjoint(conv, loc({"pattern": "a"}, {"pattern": "^[0-9]*$"}), loc({"pattern": "^[0-9a]*$"}))
+    assert not disjoint(conv, loc({"pattern": "a"}), loc({"pattern": "^[0-9a]*$"}))
+    assert disjoint(conv, loc({"maxLength": 2}), loc({"type": "string", "minLength": 3}))
+    assert not disjoint(conv, loc({"maxLength": 3}), loc({"type": "string", "minLength": 3}))
+    # Unreadable patterns are left out, which only widens a side.
+    assert not disjoint(conv, loc({"pattern": "(?<=x)a"}), loc({"pattern": "^b$"}))
+
+
+def test_one_of_of_disjoint_patterns_needs_no_negation() -> None:
+    schema = {
+        "oneOf": [
+            {"type": "string", "pattern": r"^\d+\.\d+\.\d+(?:[+-]\S+)?$"},
+            {"type": "string", "pattern": r"^(?:(?:>=|>|<=|<)\d+\.\d+\.\d+\s*)+$"},
+            {"type": "string", "pattern": "maker"},
+            {"type": "string", "pattern": "customer"},
+        ]
+    }
+    check(
+        schema,
+        ["1.2.3", "1.2.3+b\u00e9ta", ">=1.0.0 <2.0.0", "maker", "a customer"],
+        ["", "1.2", ">=1.0", "customer maker", "1.2.3-maker", None],
+    )
+
+
 def _accepts(dfa: Any, word: bytes) -> bool:
     state: int | None = 0
     for byte in word:

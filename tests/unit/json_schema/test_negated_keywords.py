@@ -143,3 +143,49 @@ def test_boolean_schemas_among_the_negated_keywords() -> None:
     schema = {"type": "object", "not": {"required": ["a"], "not": False}}
     check(schema, [{}, {"b": 1}], [{"a": 1}], property_order="any")
     check({"type": "object", "not": {"required": ["a"], "not": True}}, [{}, {"a": 1}], [1])
+
+
+def test_chained_subtractions_skip_the_counter_walk_of_known_automata(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Operands whose automata are remembered by object (each result of a subtraction, a
+    negated string met before) hold no counter or rule: _subtract takes them as they are.
+    An operand with a counter is still expanded first."""
+    from tokensieve.frontends.json_schema import negation
+    from tokensieve.frontends.json_schema.automata import dfa_from_expr
+    from tokensieve.frontends.json_schema.converter import Converter
+    from tokensieve.frontends.regex import parse_regex
+    from tokensieve.frontends.whitespace import WhitespacePolicy
+    from tokensieve.ir import CountedAutomaton
+
+    conv = Converter(
+        True, WhitespacePolicy.coerce(None), strict=False, property_order="any", relax=False, documents=None
+    )
+    pos, neg = parse_regex("[a-c]{1,5}"), parse_regex("b+")
+    walked: list[object] = []
+    real = negation._without_counters
+
+    def counting(conv: Converter, expr: object) -> object:
+        walked.append(expr)
+        return real(conv, expr)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(negation, "_without_counters", counting)
+    dfa_from_expr(pos), dfa_from_expr(neg)  # both remembered now
+    out = negation._subtract(conv, pos, neg, ("string",), "")
+    assert walked == []
+    back = dfa_from_expr(out)
+    for word, inside in [(b"a", True), (b"b", False), (b"bbb", False), (b"abc", True), (b"aaaaaa", False)]:
+        state = 0
+        for byte in word:
+            state = next((t for lo, hi, t in back.trans[state] if lo <= byte <= hi), -1)
+            if state < 0:
+                break
+        assert (state >= 0 and back.accept[state]) == inside, word
+    # The result is remembered too: the next subtraction of the chain walks nothing either.
+    c = parse_regex("c")
+    dfa_from_expr(c)
+    negation._subtract(conv, out, c, ("string",), "")
+    assert walked == []
+    counter = CountedAutomaton(((True, ()),), 0, None, lambda g: parse_regex("x*"))
+    negation._subtract(conv, counter, neg, ("string",), "")
+    assert walked and walked[0] is counter

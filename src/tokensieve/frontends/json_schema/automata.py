@@ -48,10 +48,18 @@ from ...ir import (
     codepoints,
 )
 from ...program import OP_ALT, OP_BYTES, OP_SEQ, automaton_header, repeat_words, words
-from .labeled import LabeledGraph, byte_set
+from .labeled import MAX_ELIMINATION_EDGES, LabeledGraph, byte_set
 from .nfa import MAX_NFA_STATES, NFA, Edge, NotRegular
 
-__all__ = ["DFA", "LabeledGraph", "NotRegular", "dfa_from_expr", "expr_size", "utf8_strings"]
+__all__ = [
+    "DFA",
+    "LabeledGraph",
+    "NotRegular",
+    "dfa_from_expr",
+    "expr_size",
+    "remembered_dfa",
+    "utf8_strings",
+]
 
 
 # ----------------------------------------------------------------------------- DFA
@@ -198,33 +206,46 @@ class DFA:
 
     # -- back to the IR -------------------------------------------------------------
 
-    def labeled(self) -> LabeledGraph:
-        """This DFA as a graph whose edge labels are byte sets."""
-        edges: list[dict[int, Expr]] = [dict(_labels_by_target(row)) for row in self.trans]
+    def label_rows(self) -> list[list[tuple[int, Bytes]]]:
+        """Per state, its edges as one byte-set label per target (:func:`_labels_by_target`):
+        what :meth:`labeled` and :meth:`to_automaton` are made of. Not kept on the DFA: the
+        caches keep thousands of automata alive, and these lists would be objects for the
+        cyclic collector to walk."""
+        return [_labels_by_target(row) for row in self.trans]
+
+    def labeled(self, rows: list[list[tuple[int, Bytes]]] | None = None) -> LabeledGraph:
+        """This DFA as a graph whose edge labels are byte sets (from :meth:`label_rows`,
+        computed here unless given)."""
+        if rows is None:
+            rows = self.label_rows()
+        edges: list[dict[int, Expr]] = [dict(row) for row in rows]
         return LabeledGraph(edges, list(self.accept))
 
-    def to_automaton(self) -> Automaton:
+    def to_automaton(self, rows: list[list[tuple[int, Bytes]]] | None = None) -> Automaton:
         """This DFA as an IR :class:`~tokensieve.ir.Automaton`: what
         ``self.labeled().to_automaton()`` gives (states in the order that discovers them,
         each row's targets in the order of their lowest byte), without the Thompson NFA and
-        its closures, which a graph whose labels are byte sets does not need."""
+        its closures, which a graph whose labels are byte sets does not need. ``rows``:
+        :meth:`label_rows`, when the caller has them already."""
         if len(self.accept) + 1 > MAX_NFA_STATES:  # where that NFA would overflow
             raise OverflowError("automaton too large")
+        if rows is None:
+            rows = self.label_rows()
         index = {0: 0}
         order = [0]
-        rows: list[tuple[bool, tuple[tuple[Bytes, int], ...]]] = []
+        states: list[tuple[bool, tuple[tuple[Bytes, int], ...]]] = []
         i = 0
         while i < len(order):
             s = order[i]
             i += 1
             row = []
-            for t, label in _labels_by_target(self.trans[s]):
+            for t, label in rows[s]:
                 if t not in index:
                     index[t] = len(order)
                     order.append(t)
                 row.append((label, index[t]))
-            rows.append((self.accept[s], tuple(row)))
-        return Automaton.of(rows)
+            states.append((self.accept[s], tuple(row)))
+        return Automaton.of(states)
 
     def to_ir(self, grammar: Grammar, hint: str) -> Expr:
         """This language back in the IR (what :meth:`LabeledGraph.to_ir` of :meth:`labeled`
@@ -245,24 +266,60 @@ class DFA:
         return expr
 
     def finite_words(self, limit: int) -> list[bytes] | None:
-        """All words when the language is finite with at most ``limit`` words, else None."""
-        words: list[bytes] = []
-        # A trimmed DFA is finite iff it has no cycle; a DFS with a path stack detects one.
-        stack: list[tuple[int, bytes, frozenset[int]]] = [(0, b"", frozenset([0]))]
+        """All words when the language is finite with at most ``limit`` words, else None
+        (also for a cycle among the reachable states, or an edge of more than ``limit`` bytes).
+
+        The count comes first, from the states' successors, so that a key space of a hundred
+        names is refused without spelling out 65 of them, and the words are only spelled out
+        when they fit (a negated object's key names: 2 calls were 3% of WashingtonPost's
+        front-end when each step of the spelling copied its path's set of states)."""
+        trans, accept = self.trans, self.accept
+        # Reachable states, each after all of its successors (depth-first, iteratively);
+        # an edge back to a state still on the stack is a cycle.
+        done: list[int] = []
+        mark = {0: 1}  # 1: on the stack, 2: done
+        stack = [(0, 0)]
         while stack:
-            s, word, path = stack.pop()
-            if self.accept[s]:
+            s, i = stack[-1]
+            row = trans[s]
+            if i == len(row):
+                stack.pop()
+                mark[s] = 2
+                done.append(s)
+                continue
+            stack[-1] = (s, i + 1)
+            lo, hi, t = row[i]
+            if hi - lo > limit:
+                return None
+            seen = mark.get(t, 0)
+            if seen == 1:
+                return None
+            if seen == 0:
+                mark[t] = 1
+                stack.append((t, 0))
+        # Words from each state, counted no further than limit + 1.
+        count: dict[int, int] = {}
+        for s in done:
+            n = 1 if accept[s] else 0
+            for lo, hi, t in trans[s]:
+                n = min(n + (hi - lo + 1) * count[t], limit + 1)
+            count[s] = n
+        if count[0] > limit:
+            return None
+        words: list[bytes] = []
+        todo: list[tuple[int, bytes]] = [(0, b"")]
+        while todo:
+            s, word = todo.pop()
+            if accept[s]:
                 words.append(word)
-                if len(words) > limit:
-                    return None
-            for lo, hi, t in self.trans[s]:
-                if t in path:
-                    return None
-                if hi - lo > limit:
-                    return None
-                for b in range(lo, hi + 1):
-                    stack.append((t, word + bytes([b]), path | {t}))
+            for lo, hi, t in trans[s]:
+                if count[t]:
+                    for b in range(lo, hi + 1):
+                        todo.append((t, word + _BYTE[b]))
         return sorted(words)
+
+
+_BYTE = [bytes((b,)) for b in range(256)]  # each byte as a one-byte string
 
 
 def _labels_by_target(row: Sequence[Edge]) -> list[tuple[int, Bytes]]:
@@ -314,6 +371,16 @@ def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
     dfa = DFA._from_native(native)
     _remember(expr, dfa, program)
     return dfa
+
+
+def remembered_dfa(expr: Expr) -> DFA | None:
+    """The DFA :func:`dfa_from_expr` remembers for this very expression object, or None.
+
+    An expression remembered here is a regular byte expression (no rule, counter or other
+    node that :func:`_encode` refuses), which callers may then take as it is."""
+    with _DFA_LOCK:
+        hit = _DFA_CACHE.get(id(expr))
+    return hit[1] if hit is not None and hit[0] is expr else None
 
 
 def _program(expr: Expr) -> bytes:
@@ -477,10 +544,17 @@ def _regular_ir(dfa: DFA) -> Expr | None:
         if key in _REGULAR_IR:
             known: Expr | None = _REGULAR_IR.get(key)
             return known
-    expr = dfa.labeled().to_expr()
+    # The label rows serve both forms, and a graph of more edges than state elimination
+    # takes (LabeledGraph.to_expr gives up on it unseen) goes straight to the automaton: the
+    # spelling automata of a subtracted string have thousands of edges, and grouping their
+    # rows twice was a third of such a schema's front-end (Github_easy o65510).
+    rows = dfa.label_rows()
+    expr: Expr | None = None
+    if sum(map(len, rows)) <= MAX_ELIMINATION_EDGES:
+        expr = dfa.labeled(rows).to_expr()
     if expr is None:
         try:
-            expr = dfa.to_automaton()
+            expr = dfa.to_automaton(rows)
         except OverflowError:
             expr = None
     with _DFA_LOCK:

@@ -207,6 +207,8 @@ def _disjoint_on(
             return True
     if group == GROUPS[-1] and depth < _MAX_DEPTH and _objects_disjoint(conv, a, b, depth):
         return True
+    if group == GROUPS[3] and _strings_disjoint(a, b):
+        return True
     return depth < _MAX_DEPTH and (
         _branches_disjoint(conv, a, b, group, depth) or _branches_disjoint(conv, b, a, group, depth)
     )
@@ -256,6 +258,57 @@ def _in_group(value: Any, group: frozenset[str]) -> bool:
     if isinstance(value, str):
         return "string" in group
     return ("array" if isinstance(value, list) else "object") in group
+
+
+def _strings_disjoint(a: list[Location], b: list[Location]) -> bool:
+    """Strings: the two sides' lengths exclude each other, or no string matches the patterns
+    of both (``oneOf`` of ``^\\d+$`` and ``^>=\\d+$``; without this proof each arm carried
+    ``not`` of the others, subtracted on automata of the JSON spellings).
+
+    Sound because every ``pattern`` and length keyword of a conjunction constrains its
+    strings: the same content languages the string builder intersects
+    (:func:`.composition.tighten_string`), and what is left out (formats, patterns that
+    cannot be read or whose automata are past :data:`_MAX_PROOF_STATES`) only widens a side.
+    Formats are left out for their cost: the automaton of ``iri`` takes 12 ms to refuse at
+    any bound (Github_hard o13457 spent 141 ms on one, comparing two properties' values), and
+    the branches formats would tell apart are rare. At least one pattern on each side, or
+    nothing is tried: a pattern with nothing to meet is rarely empty."""
+    lo, hi = 0, None
+    langs: list[Expr] = []
+    sides = 0
+    for side in (a, b):
+        found = False
+        for loc in side:
+            s = loc.schema
+            if not isinstance(s, dict):
+                continue
+            least, most = count_keyword(s, "minLength"), count_keyword(s, "maxLength")
+            lo = max(lo, least or 0)
+            hi = most if hi is None else hi if most is None else min(hi, most)
+            pattern = s.get("pattern")
+            lang = _pattern_language(pattern) if isinstance(pattern, str) else None
+            if lang is not None:
+                found = True
+                if all(lang is not seen for seen in langs):
+                    langs.append(lang)
+        sides += found
+    if hi is not None and lo > hi:
+        return True
+    if sides < 2:
+        return False
+    try:
+        dfa = dfa_from_expr(langs[0], _MAX_PROOF_STATES)
+        for lang in langs[1:]:
+            dfa = dfa.intersect(dfa_from_expr(lang, _MAX_PROOF_STATES))
+        return dfa.is_empty()
+    except (OverflowError, NotRegular):
+        return False
+
+
+# Most states a pattern's automaton may pass through for :func:`_strings_disjoint` (past it:
+# not proved). The patterns that tell oneOf branches apart have tens of states (pubspec's
+# version range, 45, passes through more than 1000 on the way).
+_MAX_PROOF_STATES = 2000
 
 
 def _objects_disjoint(conv: Converter, a: list[Location], b: list[Location], depth: int) -> bool:

@@ -15,7 +15,7 @@ from functools import lru_cache
 from ...ir import EMPTY, NOTHING, Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, alt, seq
 from .nfa import NFA, Fragment
 
-__all__ = ["LabeledGraph", "byte_set"]
+__all__ = ["MAX_ELIMINATION_EDGES", "LabeledGraph", "byte_set"]
 
 
 @lru_cache(maxsize=4096)

@@ -28,7 +28,7 @@ from ...ir import (
     Unordered,
     alt,
 )
-from .automata import NotRegular, dfa_from_expr
+from .automata import NotRegular, dfa_from_expr, remembered_dfa
 from .disjoint import disjoint, possible_types
 from .location import Location, child_pointer
 from .negated_keywords import KeySpace, negate_keyword
@@ -269,8 +269,14 @@ def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], poi
     if key in conv.memo:
         return conv.memo[key][0]  # type: ignore[no-any-return]
     original = (pos, neg)  # the memo's key names these: kept alive with the entry
-    pos, neg = _without_counters(conv, pos), _without_counters(conv, neg)
-    refs = _has_ref(pos) or _has_ref(neg)  # linear rules: not a Difference operand
+    if remembered_dfa(pos) is not None and remembered_dfa(neg) is not None:
+        # Both have automata already (a chain of subtractions: each result is remembered
+        # with its DFA, and so is a negated string met in an earlier arm), so neither holds
+        # a counter or a rule: the walks of the whole expression below would change nothing.
+        refs = False
+    else:
+        pos, neg = _without_counters(conv, pos), _without_counters(conv, neg)
+        refs = _has_ref(pos) or _has_ref(neg)  # linear rules: not a Difference operand
     try:
         out = _subtract_here(conv, pos, neg, group, 20000 if refs else _MAX_PYTHON_STATES)
     except (OverflowError, NotRegular):  # too large here, or holding a Difference already
