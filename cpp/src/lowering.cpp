@@ -37,6 +37,19 @@ void put_word(std::string& out, int64_t value) {
   out.append(reinterpret_cast<const char*>(&word), sizeof word);
 }
 
+// Appends `n` words read from `from` (int64 IR words) as int32 program words, in one resize:
+// a byte set's ranges and an automaton's header, word by word through append(), were most of
+// the cost of a program.
+void put_words(std::string& out, const int64_t* from, int64_t n) {
+  const size_t at = out.size();
+  out.resize(at + static_cast<size_t>(n) * sizeof(int32_t));
+  char* to = &out[at];
+  for (int64_t k = 0; k < n; ++k) {
+    const auto word = static_cast<int32_t>(from[k]);
+    std::memcpy(to + k * static_cast<int64_t>(sizeof word), &word, sizeof word);
+  }
+}
+
 using Symbols = std::vector<int32_t>;
 
 // What lower.py's _NodeFacts holds that depends on the node alone, derived once per node.
@@ -507,16 +520,17 @@ class Lowering {
     std::string out;
     switch (kind(e)) {
       case IrKind::Bytes: {
-        const int64_t n = word(e, 1);
-        out.reserve(static_cast<size_t>(4 * (2 + 2 * n)));
-        put_word(out, kOpBytes);
-        put_word(out, n);
-        for (int64_t k = 0; k < 2 * n; ++k) put_word(out, word(e, 2 + k));
+        // [kOpBytes, n, ranges...]: the IR words of the node but its kind (IrKind::Bytes is 0 too).
+        static_assert(static_cast<int64_t>(IrKind::Bytes) == kOpBytes, "a byte set's words are its program's");
+        put_words(out, &w_[facts_[e].offset], 2 + 2 * word(e, 1));
         break;
       }
       case IrKind::Seq:
       case IrKind::Alt: {
         const int64_t n = word(e, 1);
+        size_t size = 2 * sizeof(int32_t);
+        for (int64_t k = 0; k < n; ++k) size += program(child(e, 2 + k)).size();  // (each made once)
+        out.reserve(size);
         put_word(out, kind(e) == IrKind::Seq ? kOpSeq : kOpAlt);
         put_word(out, n);
         for (int64_t k = 0; k < n; ++k) out += program(child(e, 2 + k));
@@ -537,7 +551,7 @@ class Lowering {
       }
       case IrKind::Automaton: {
         const int64_t header = word(e, 1);
-        for (int64_t k = 0; k < header; ++k) put_word(out, word(e, 2 + k));
+        put_words(out, &w_[facts_[e].offset + 2], header);
         const int64_t labels = word(e, 2 + header);
         for (int64_t k = 0; k < labels; ++k) out += program(child(e, 3 + header + k));
         break;

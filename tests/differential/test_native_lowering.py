@@ -69,6 +69,7 @@ def assert_same_lowering(
     assert _outcome(lambda: lower_grammar(grammar, *args, memo=memo)) == reference
     if reference[-1] != "max_grammar_depth":
         assert _outcome(lambda: lower_natively(grammar, *args)) == reference
+        assert _outcome(lambda: lower_natively(grammar, *args, memo=memo)) == reference
     return reference
 
 
@@ -173,6 +174,28 @@ def test_the_memo_serves_terminals_without_calling_the_builder() -> None:
     assert first is not None and again is not None
     assert [id(t) for t in first.terminals] == [id(t) for t in again.terminals]
     assert first.productions == again.productions
+
+
+def test_grammars_of_many_rules_are_lowered_natively(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tokensieve.compiler import native_lower
+
+    limits = Limits()
+    cache = TerminalCache(VOCAB, limits)
+    taken: list[int] = []
+    real = native_lower.lower_natively
+
+    def spy(grammar: Grammar, *args: Any) -> Any:
+        taken.append(len(grammar.rules))
+        return real(grammar, *args)
+
+    monkeypatch.setattr(native_lower, "lower_natively", spy)
+    n = native_lower.NATIVE_MIN_RULES
+    chain = {f"r{i}": Seq((literal("a"), Ref(f"r{i + 1}"))) for i in range(n - 1)}
+    many = Grammar({**chain, f"r{n - 1}": literal("b")}, start="r0")
+    few = Grammar({"r0": Seq((literal("a"), Ref("r1"))), "r1": literal("b")}, start="r0")
+    assert_same_lowering(many, limits, cache)
+    lower_grammar(few, cache.get, limits)
+    assert taken == [n]
 
 
 class _MySeq(Seq):
