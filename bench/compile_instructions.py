@@ -110,6 +110,9 @@ def _worker(names: list[str], warm: int, phase: str) -> None:
 def _count(names: list[str], warm: int, pythonpath: str | None, phase: str) -> list[float]:
     """Millions of instructions of each schema's compile (or ``phase`` of it), for one build."""
     env = dict(os.environ)
+    # Set iteration orders (and so the work of walks over them) follow string hashes: with a
+    # random seed per process, WashingtonPost's counts moved 3% between runs of one build.
+    env["PYTHONHASHSEED"] = "0"
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
     with tempfile.TemporaryDirectory() as tmp:
