@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib.machinery
+
 import pytest
 
 from tokensieve.compiler import Compiler
@@ -169,6 +171,8 @@ def test_chained_subtractions_skip_the_counter_walk_of_known_automata(
         walked.append(expr)
         return real(conv, expr)  # type: ignore[arg-type]
 
+    if str(negation.__file__).endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)):
+        pytest.skip("compiled by mypyc: its calls to _without_counters do not go through the module")
     monkeypatch.setattr(negation, "_without_counters", counting)
     dfa_from_expr(pos), dfa_from_expr(neg)  # both remembered now
     out = negation._subtract(conv, pos, neg, ("string",), "")
