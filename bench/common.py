@@ -73,6 +73,32 @@ class Case:
         return self.name.split("---")[0]
 
 
+def lower_as_compiler(
+    grammar: Any,
+    cache: Any,
+    limits: Any,
+    build: Any = None,
+    build_counted: Any = None,
+    build_units: Any = None,
+) -> Any:
+    """Lower ``grammar`` as the compiler does, with ``cache``'s builders unless others are given
+    (a bench that times them wraps them): the native lowering and its terminal memo where the
+    build has them, else the Python lowering (an older build measured side by side)."""
+    builders = (
+        cache.get if build is None else build,
+        limits,
+        cache.get_counted if build_counted is None else build_counted,
+        cache.get_counted_units if build_units is None else build_units,
+    )
+    try:
+        from tokensieve.compiler.native_lower import lower_grammar
+    except ImportError:
+        from tokensieve.compiler.lower import lower
+
+        return lower(grammar, *builders, fragments=cache.fragment)
+    return lower_grammar(grammar, *builders, fragments=cache.fragment, memo=cache.native_terminals)
+
+
 def sample_evenly(items: Sequence[Any], n: int) -> list[Any]:
     """``n`` items spread evenly over ``items`` (all of them when ``n`` is 0 or too large).
 

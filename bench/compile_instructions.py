@@ -52,7 +52,7 @@ def _worker(names: list[str], warm: int, phase: str) -> None:
 
     sys.path.insert(0, str(ROOT))
     warnings.simplefilter("ignore")
-    from bench.common import MASKBENCH_DEV, sample_evenly
+    from bench.common import MASKBENCH_DEV, lower_as_compiler, sample_evenly
     from bench.peers.tokensieve_engine import TokensieveEngine
 
     engine = TokensieveEngine()
@@ -68,10 +68,6 @@ def _worker(names: list[str], warm: int, phase: str) -> None:
         except Exception:  # refused schemas warm nothing, as in compare.py
             pass
 
-    try:  # the compiler's lowering: native where the build has it, else the Python one
-        from tokensieve.compiler.native_lower import lower_grammar as lower
-    except ImportError:
-        from tokensieve.compiler.lower import lower
     from tokensieve.compiler.terminal_cache import TerminalCache
     from tokensieve.frontends.json_schema.converter import json_schema_to_grammar
 
@@ -86,10 +82,7 @@ def _worker(names: list[str], warm: int, phase: str) -> None:
         return json_schema_to_grammar(text, property_order="any")  # the engine's settings
 
     def lowering(grammar: Any) -> None:
-        memo = getattr(cache, "native_terminals", None)  # (a build with the native lowering)
-        extra = {} if memo is None else {"memo": memo}
-        builders = (cache.get, limits, cache.get_counted, cache.get_counted_units)
-        lower(grammar, *builders, None, cache.fragment, **extra)
+        lower_as_compiler(grammar, cache, limits)
 
     for name in names:
         text = source(MASKBENCH_DEV / f"{name}.json")

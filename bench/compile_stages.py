@@ -56,16 +56,17 @@ if importlib.util.find_spec("tokensieve") is None:  # the dev tree, not installe
 import numpy as np  # noqa: E402
 
 import tokensieve as ts  # noqa: E402
-from bench.common import LLAMA3_TOKENIZER, MASKBENCH_DEV, release_free_memory, sample_evenly  # noqa: E402
+from bench.common import (  # noqa: E402
+    LLAMA3_TOKENIZER,
+    MASKBENCH_DEV,
+    lower_as_compiler,
+    release_free_memory,
+    sample_evenly,
+)
 from tokensieve import _core  # noqa: E402
 from tokensieve.compiler.compiled import TerminalCache, native_grammar  # noqa: E402
 from tokensieve.compiler.gc_pause import gc_paused  # noqa: E402
 from tokensieve.frontends.json_schema import json_schema_to_grammar  # noqa: E402
-
-try:  # the compiler's lowering: native where the build has it, else the Python one
-    from tokensieve.compiler.native_lower import lower_grammar as lower
-except ImportError:
-    from tokensieve.compiler.lower import lower  # type: ignore[assignment]
 
 STAGES = ("frontend", "lower", "terminals", "native", "first_mask")
 
@@ -82,12 +83,6 @@ def compile_in_stages(
     the minor page faults of each stage of the same compile."""
     with gc_paused():
         return _stages(schema, cache, limits, faults, property_order)
-
-
-def _memo(cache: TerminalCache) -> dict[str, Any]:
-    """The native lowering's terminal memo, as the compiler passes it (builds without one: none)."""
-    memo = getattr(cache, "native_terminals", None)
-    return {} if memo is None else {"memo": memo}
 
 
 def _stages(
@@ -120,14 +115,8 @@ def _stages(
         warnings.simplefilter("ignore")
         grammar = json_schema_to_grammar(schema, property_order=property_order)  # type: ignore[arg-type]
     t1 = clock()
-    lowered = lower(
-        grammar,
-        timed(cache.get),
-        limits,
-        timed(cache.get_counted),
-        timed(cache.get_counted_units),
-        fragments=cache.fragment,
-        **_memo(cache),
+    lowered = lower_as_compiler(
+        grammar, cache, limits, timed(cache.get), timed(cache.get_counted), timed(cache.get_counted_units)
     )
     t2 = clock()
     native = native_grammar(lowered, cache, limits)

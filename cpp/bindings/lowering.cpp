@@ -399,10 +399,7 @@ class PythonTerminals final : public TerminalSource {
       entry.states = entry.handle.is_none() ? 0 : states_of(entry.handle);
       memo_->add(std::move(key), entry);
     }
-    if (entry.handle.is_none()) return -1;
-    states = entry.states;
-    handles.append(entry.handle);
-    return static_cast<int32_t>(nb::len(handles) - 1);
+    return keep(entry.handle, entry.states, states);
   }
 
   int32_t counted(const std::string* before, const std::string& item, int64_t min, int64_t max,
@@ -441,9 +438,13 @@ class PythonTerminals final : public TerminalSource {
     return nb::cast<int64_t>(automaton.attr("num_states"));
   }
 
+  // The handle's number in `handles` (states set to its automaton's), or -1 for None.
   int32_t keep(const nb::object& handle, int64_t& states) {
+    return handle.is_none() ? -1 : keep(handle, states_of(handle), states);
+  }
+  int32_t keep(const nb::object& handle, int64_t known_states, int64_t& states) {
     if (handle.is_none()) return -1;
-    states = states_of(handle);
+    states = known_states;
     handles.append(handle);
     return static_cast<int32_t>(nb::len(handles) - 1);
   }

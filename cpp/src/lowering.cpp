@@ -141,12 +141,9 @@ class Lowering {
     }
   }
 
-  // The words after a counted automaton's units: its min and max.
+  // Where a counted automaton's last two words, its min and max, are.
   int64_t counted_tail(int32_t node) const {
-    const int64_t at = facts_[node].offset;
-    int64_t p = at + 2;
-    for (int64_t u = 0; u < w_[at + 1]; ++u) p += 2 + 2 * w_[p + 1];
-    return p;
+    return facts_[node].offset + node_length(facts_[node].offset) - 2;
   }
 
   // A word read while the node's extent is not yet known: malformed words are an error, not
@@ -194,12 +191,9 @@ class Lowering {
   // Every node's Facts, children first (the words list them in that order).
   void derive_facts() {
     for (int64_t at = 0; at < static_cast<int64_t>(w_.size());) {
+      const int64_t length = node_length(at);  // (an unknown kind throws there)
       const auto k = static_cast<IrKind>(w_[at]);
-      if (w_[at] < 0 || w_[at] > static_cast<int64_t>(IrKind::Counted)) {
-        throw Error(ErrorKind::InvalidArgument, "malformed IR words: unknown node kind");
-      }
       const auto node = static_cast<int32_t>(facts_.size());
-      const int64_t length = node_length(at);
       if (at + length > static_cast<int64_t>(w_.size())) {
         throw Error(ErrorKind::InvalidArgument, "malformed IR words: truncated node");
       }
