@@ -352,18 +352,26 @@ class TerminalMemo {
     int64_t states;
   };
 
-  bool find(const std::string& key, Entry& out) {
+  // Found by the program's hash and compared with the stored words piece by piece: the
+  // program is not written out to be looked up.
+  bool find(const ProgramText& program, int64_t max_states, int64_t subset_cap, Entry& out) {
     std::lock_guard<std::mutex> hold(lock_);
-    const auto found = entries_.find(key);
-    if (found == entries_.end()) return false;
-    out = found->second;
-    return true;
+    const auto [begin, end] = entries_.equal_range(slot(program.hash(), max_states, subset_cap));
+    for (auto it = begin; it != end; ++it) {
+      const Stored& stored = it->second;
+      if (stored.max_states == max_states && stored.subset_cap == subset_cap && program.equals(stored.program)) {
+        out = stored.entry;
+        return true;
+      }
+    }
+    return false;
   }
 
-  void add(std::string key, Entry entry) {
+  void add(const ProgramText& program, int64_t max_states, int64_t subset_cap, Entry entry) {
     std::lock_guard<std::mutex> hold(lock_);
     if (entries_.size() >= max_entries_) entries_.clear();
-    entries_.emplace(std::move(key), std::move(entry));
+    entries_.emplace(slot(program.hash(), max_states, subset_cap),
+                     Stored{program.text(), max_states, subset_cap, std::move(entry)});
   }
 
   size_t size() {
@@ -372,9 +380,24 @@ class TerminalMemo {
   }
 
  private:
+  struct Stored {
+    std::string program;
+    int64_t max_states;
+    int64_t subset_cap;
+    Entry entry;
+  };
+
+  static uint64_t slot(uint64_t hash, int64_t max_states, int64_t subset_cap) {
+    uint64_t x = hash ^ (static_cast<uint64_t>(max_states) * 0xBF58476D1CE4E5B9ull) ^
+                 (static_cast<uint64_t>(subset_cap) * 0x94D049BB133111EBull);
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64's finalizer: the polynomial
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;  // hash's low bits see only the words' low bits
+    return x ^ (x >> 31);
+  }
+
   size_t max_entries_;
   std::mutex lock_;  // (lowerings hold the GIL; the lock keeps the map safe without one)
-  std::unordered_map<std::string, Entry> entries_;
+  std::unordered_multimap<uint64_t, Stored> entries_;
 };
 
 // The terminal builders of lower.py's signature, their handles kept in `handles`.
@@ -386,18 +409,13 @@ class PythonTerminals final : public TerminalSource {
         build_units_(std::move(build_units)),
         memo_(memo) {}
 
-  int32_t dfa(const std::string& program, int64_t max_states, int64_t subset_cap, int64_t& states) override {
-    if (memo_ == nullptr) return keep(build_(bytes(program), max_states, subset_cap), states);
-    std::string key;
-    key.reserve(16 + program.size());
-    key.append(reinterpret_cast<const char*>(&max_states), sizeof max_states);
-    key.append(reinterpret_cast<const char*>(&subset_cap), sizeof subset_cap);
-    key += program;
+  int32_t dfa(const ProgramText& program, int64_t max_states, int64_t subset_cap, int64_t& states) override {
+    if (memo_ == nullptr) return keep(build_(bytes(program.text()), max_states, subset_cap), states);
     TerminalMemo::Entry entry;
-    if (!memo_->find(key, entry)) {
-      entry.handle = build_(bytes(program), max_states, subset_cap);
+    if (!memo_->find(program, max_states, subset_cap, entry)) {
+      entry.handle = build_(bytes(program.text()), max_states, subset_cap);
       entry.states = entry.handle.is_none() ? 0 : states_of(entry.handle);
-      memo_->add(std::move(key), entry);
+      memo_->add(program, max_states, subset_cap, entry);
     }
     return keep(entry.handle, entry.states, states);
   }

@@ -50,6 +50,32 @@ void put_words(std::string& out, const int64_t* from, int64_t n) {
   }
 }
 
+// A program's identity without its words: their number and their polynomial hash
+// (ProgramText::hash), which compose over concatenation, so that a node's is made from its
+// parts' in a few operations per part.
+struct ProgramKey {
+  uint64_t hash = 0;
+  uint64_t power = 1;  // kProgramHashBase^words: what a program appended after this one multiplies it by
+  int64_t words = 0;
+
+  void append_word(int64_t w) {
+    hash = hash * kProgramHashBase + static_cast<uint32_t>(static_cast<int32_t>(w));
+    power *= kProgramHashBase;
+    ++words;
+  }
+  void append(const ProgramKey& k) {
+    hash = hash * k.power + k.hash;
+    power *= k.power;
+    words += k.words;
+  }
+};
+
+int32_t word_at(const std::string& program, int64_t k) {
+  int32_t w;
+  std::memcpy(&w, program.data() + k * static_cast<int64_t>(sizeof w), sizeof w);
+  return w;
+}
+
 using Symbols = std::vector<int32_t>;
 
 // What lower.py's _NodeFacts holds that depends on the node alone, derived once per node.
@@ -82,6 +108,8 @@ class Lowering {
     seen_.assign(n, 0);
     programs_.resize(n);
     has_program_.assign(n, false);
+    keys_.resize(n);
+    has_key_.assign(n, false);
     analyse_rules();
   }
 
@@ -504,71 +532,117 @@ class Lowering {
     return size;
   }
 
-  // lower.py's _program/_emit: the regex program, int32 words, references inlined. Each
-  // node's program is remembered (as lower.py remembers them): a sequence's is its header and
-  // its children's joined, and the same parts are asked for again and again (every try of a
-  // run, every flush that holds it).
-  const std::string& program(int32_t e) {
-    while (kind(e) == IrKind::Ref) e = rule_body(child(e, 1));
-    if (has_program_[e]) return programs_[e];
-    std::string out;
+  // lower.py's _program/_emit: the regex program, int32 words, references inlined, as
+  // emit() lays it out: `put` gets the node's own words (IR words, each written as an int32),
+  // `kid` each sub-expression whose program follows, in order. Its one description serves
+  // writing a program out (program), its key (program_key) and comparing it with a program
+  // written out earlier (matches).
+  template <class Put, class Kid>
+  void emit(int32_t e, Put&& put, Kid&& kid) {
+    const int64_t at = facts_[e].offset;
     switch (kind(e)) {
-      case IrKind::Bytes: {
+      case IrKind::Bytes:
         // [kOpBytes, n, ranges...]: the IR words of the node but its kind (IrKind::Bytes is 0 too).
         static_assert(static_cast<int64_t>(IrKind::Bytes) == kOpBytes, "a byte set's words are its program's");
-        put_words(out, &w_[facts_[e].offset], 2 + 2 * word(e, 1));
+        put(&w_[at], 2 + 2 * w_[at + 1]);
         break;
-      }
       case IrKind::Seq:
       case IrKind::Alt: {
-        const int64_t n = word(e, 1);
-        size_t size = 2 * sizeof(int32_t);
-        for (int64_t k = 0; k < n; ++k) size += program(child(e, 2 + k)).size();  // (each made once)
-        out.reserve(size);
-        put_word(out, kind(e) == IrKind::Seq ? kOpSeq : kOpAlt);
-        put_word(out, n);
-        for (int64_t k = 0; k < n; ++k) out += program(child(e, 2 + k));
+        const int64_t n = w_[at + 1];
+        const int64_t head[2] = {kind(e) == IrKind::Seq ? kOpSeq : kOpAlt, n};
+        put(head, 2);
+        for (int64_t k = 0; k < n; ++k) kid(static_cast<int32_t>(w_[at + 2 + k]));
         break;
       }
       case IrKind::Repeat: {
-        const int64_t min = word(e, 2);
+        const int64_t min = w_[at + 2];
         if (min > kMaxCount) {
           throw limit_error("a repetition of at least " + std::to_string(min) +
                                 " copies needs more than max_nfa_states automaton states",
                             "max_nfa_states");
         }
-        put_word(out, kOpRepeat);
-        put_word(out, min);
-        put_word(out, native_max_count(word(e, 3)));
-        out += program(child(e, 1));
+        const int64_t head[3] = {kOpRepeat, min, native_max_count(w_[at + 3])};
+        put(head, 3);
+        kid(static_cast<int32_t>(w_[at + 1]));
         break;
       }
       case IrKind::Automaton: {
-        const int64_t header = word(e, 1);
-        put_words(out, &w_[facts_[e].offset + 2], header);
-        const int64_t labels = word(e, 2 + header);
-        for (int64_t k = 0; k < labels; ++k) out += program(child(e, 3 + header + k));
+        const int64_t header = w_[at + 1];
+        put(&w_[at + 2], header);
+        const int64_t labels = w_[at + 2 + header];
+        for (int64_t k = 0; k < labels; ++k) kid(static_cast<int32_t>(w_[at + 3 + header + k]));
         break;
       }
-      case IrKind::Difference:
-        put_word(out, kOpDifference);
-        out += program(child(e, 1));
-        out += program(child(e, 2));
+      case IrKind::Difference: {
+        const int64_t head[1] = {kOpDifference};
+        put(head, 1);
+        kid(static_cast<int32_t>(w_[at + 1]));
+        kid(static_cast<int32_t>(w_[at + 2]));
         break;
-      case IrKind::Seam:  // inside one terminal a seam is just the empty string
-        put_word(out, kOpSeq);
-        put_word(out, 0);
+      }
+      case IrKind::Seam: {  // inside one terminal a seam is just the empty string
+        const int64_t head[2] = {kOpSeq, 0};
+        put(head, 2);
         break;
+      }
       case IrKind::Counted:
         throw std::logic_error("a counted automaton has no regex program: it runs as a counted terminal");
       default: throw std::logic_error("not a regular expression");
     }
+  }
+
+  // The key of `e`'s program (remembered per node: a sequence's is made from its items').
+  const ProgramKey& program_key(int32_t e) {
+    e = follow_refs(e);
+    if (has_key_[e]) return keys_[e];
+    ProgramKey key;
+    emit(
+        e,
+        [&](const int64_t* words, int64_t n) {
+          for (int64_t k = 0; k < n; ++k) key.append_word(words[k]);
+        },
+        [&](int32_t kid) { key.append(program_key(kid)); });
+    keys_[e] = key;
+    has_key_[e] = true;
+    return keys_[e];
+  }
+
+  // Whether `e`'s program is the words of `program` from word `pos` on (then `pos` moves past it).
+  bool matches(int32_t e, const std::string& program, int64_t& pos) {
+    e = follow_refs(e);
+    const int64_t n = program_key(e).words;
+    if (pos + n > static_cast<int64_t>(program.size() / sizeof(int32_t))) return false;
+    if (has_program_[e]) {  // written out already: one memcmp
+      const bool same = std::memcmp(program.data() + pos * 4, programs_[e].data(), static_cast<size_t>(n) * 4) == 0;
+      pos += n;
+      return same;
+    }
+    bool same = true;
+    emit(
+        e,
+        [&](const int64_t* words, int64_t count) {
+          for (int64_t k = 0; same && k < count; ++k) same = word_at(program, pos + k) == static_cast<int32_t>(words[k]);
+          pos += count;
+        },
+        [&](int32_t kid) { same = same && matches(kid, program, pos); });
+    return same;
+  }
+
+  // The program of `e`, written out (remembered per node, as lower.py remembers them).
+  const std::string& program(int32_t e) {
+    e = follow_refs(e);
+    if (has_program_[e]) return programs_[e];
+    std::string out;
+    out.reserve(static_cast<size_t>(program_key(e).words) * sizeof(int32_t));
+    emit(
+        e, [&](const int64_t* words, int64_t n) { put_words(out, words, n); },
+        [&](int32_t kid) { out += program(kid); });
     programs_[e] = std::move(out);
     has_program_[e] = true;
     return programs_[e];
   }
 
-  // The program of Seq(items).
+  // The program of Seq(items), written out.
   std::string seq_program(const int32_t* items, size_t n) {
     std::string out;
     put_word(out, kOpSeq);
@@ -576,6 +650,64 @@ class Lowering {
     for (size_t k = 0; k < n; ++k) out += program(items[k]);
     return out;
   }
+
+  // A node's program, as the terminal source sees it.
+  class NodeProgram final : public ProgramText {
+   public:
+    NodeProgram(Lowering& lowering, int32_t e) : l_(lowering), e_(lowering.follow_refs(e)), key_(l_.program_key(e_)) {}
+    uint64_t hash() const override { return key_.hash; }
+    int64_t num_words() const override { return key_.words; }
+    bool equals(const std::string& program) const override {
+      if (static_cast<int64_t>(program.size()) != key_.words * 4) return false;
+      int64_t pos = 0;
+      return l_.matches(e_, program, pos);
+    }
+    const std::string& text() const override { return l_.program(e_); }
+    int32_t node() const { return e_; }
+
+   private:
+    Lowering& l_;
+    int32_t e_;
+    ProgramKey key_;
+  };
+
+  // The program of Seq(items) (a run of a sequence), as the terminal source sees it.
+  class RunProgram final : public ProgramText {
+   public:
+    RunProgram(Lowering& lowering, const int32_t* items, size_t n) : l_(lowering), items_(items), n_(n) {
+      key_.append_word(kOpSeq);
+      key_.append_word(static_cast<int64_t>(n));
+      for (size_t k = 0; k < n; ++k) key_.append(l_.program_key(items[k]));
+    }
+    uint64_t hash() const override { return key_.hash; }
+    int64_t num_words() const override { return key_.words; }
+    bool equals(const std::string& program) const override {
+      if (static_cast<int64_t>(program.size()) != key_.words * 4) return false;
+      if (word_at(program, 0) != kOpSeq || word_at(program, 1) != static_cast<int32_t>(n_)) return false;
+      int64_t pos = 2;
+      for (size_t k = 0; k < n_; ++k) {
+        if (!l_.matches(items_[k], program, pos)) return false;
+      }
+      return true;
+    }
+    const std::string& text() const override {
+      if (!written_) {
+        text_ = l_.seq_program(items_, n_);
+        written_ = true;
+      }
+      return text_;
+    }
+    const int32_t* items() const { return items_; }
+    size_t size() const { return n_; }
+
+   private:
+    Lowering& l_;
+    const int32_t* items_;
+    size_t n_;
+    ProgramKey key_;
+    mutable std::string text_;
+    mutable bool written_ = false;
+  };
 
   bool too_large_to_try(int64_t nfa_size, int64_t subset_slack, int64_t budget = -1) const {
     const int64_t b = budget > 0 ? budget : limits_.max_terminal_states;
@@ -603,7 +735,7 @@ class Lowering {
     const bool splittable =
         (k == IrKind::Seq || k == IrKind::Alt || k == IrKind::Repeat || k == IrKind::Ref) && !is_atomic(e);
     if (splittable && too_large_to_try(nfa_size(e), subset_slack, size_budget)) return 0;
-    return terminal_for(program(e), splittable, budget, subset_slack);
+    return terminal_for(NodeProgram(*this, e), splittable, budget, subset_slack);
   }
 
   int32_t try_run_terminal(const std::vector<int32_t>& run, int64_t budget = -1, int64_t subset_slack = 1) {
@@ -613,7 +745,7 @@ class Lowering {
     int64_t size = 0;
     for (int32_t it : run) size = sat_add(size, nfa_size(it));
     if (too_large_to_try(size, subset_slack)) return 0;
-    return terminal_for(seq_program(run.data(), run.size()), true, budget, subset_slack);
+    return terminal_for(RunProgram(*this, run.data(), run.size()), true, budget, subset_slack);
   }
 
   bool is_word_list(int32_t e) const {
@@ -627,20 +759,60 @@ class Lowering {
     return std::max(budget, std::min(sat_mul(budget, subset_slack), limits_.max_dfa_states));
   }
 
-  int32_t terminal_for(const std::string& prog, bool splittable, int64_t budget, int64_t subset_slack) {
+  struct TerminalTry {
+    int64_t budget;
+    int64_t cap;
+    int32_t terminal;  // -1: none under that budget
+  };
+
+  // A program tried as a terminal in this grammar: the node or run it was the program of.
+  struct KnownProgram {
+    int64_t words;
+    int32_t node;                 // >= 0: the node's program
+    std::vector<int32_t> items;   // else Seq(items)'s
+    std::vector<TerminalTry> tries;
+  };
+
+  static bool identical(const NodeProgram& p, const KnownProgram& known) { return known.node == p.node(); }
+  static bool identical(const RunProgram& p, const KnownProgram& known) {
+    return known.node < 0 && known.items.size() == p.size() && std::equal(known.items.begin(), known.items.end(), p.items());
+  }
+  static KnownProgram known(const NodeProgram& p) { return {p.num_words(), p.node(), {}, {}}; }
+  static KnownProgram known(const RunProgram& p) {
+    return {p.num_words(), -1, std::vector<int32_t>(p.items(), p.items() + p.size()), {}};
+  }
+  // Whether `p` is `known`'s program: the same node or run, else the same words (different
+  // nodes of one program, rare: the words of one are compared with the other's written out).
+  template <class P>
+  bool same_program(const P& p, const KnownProgram& known) {
+    if (known.words != p.num_words()) return false;
+    if (identical(p, known)) return true;
+    if (known.node >= 0) return p.equals(program(known.node));
+    return p.equals(seq_program(known.items.data(), known.items.size()));
+  }
+
+  template <class P>
+  int32_t terminal_for(const P& prog, bool splittable, int64_t budget, int64_t subset_slack) {
     const bool must_fit = budget < 0 && !splittable;
     if (budget < 0) budget = splittable ? limits_.max_terminal_states : limits_.max_dfa_states;
     const int64_t cap = subset_cap(budget, subset_slack);
-    // Keyed by the program alone (no key built), then by (budget, cap).
-    auto found = terminal_of_program_.find(prog);
-    if (found != terminal_of_program_.end()) {
-      for (const TerminalTry& tried : found->second) {
+    // Found by the program's hash, then by its words, then by (budget, cap).
+    std::vector<KnownProgram>& same_hash = terminal_of_program_[prog.hash()];
+    KnownProgram* found = nullptr;
+    for (KnownProgram& k : same_hash) {
+      if (same_program(prog, k)) {
+        found = &k;
+        break;
+      }
+    }
+    if (found != nullptr) {
+      for (const TerminalTry& tried : found->tries) {
         if (tried.budget == budget && tried.cap == cap) return tried.terminal < 0 ? 0 : -(tried.terminal + 1);
       }
     } else {
-      found = terminal_of_program_.emplace(prog, std::vector<TerminalTry>{}).first;
+      same_hash.push_back(known(prog));
+      found = &same_hash.back();
     }
-    std::vector<TerminalTry>& tries = found->second;  // (stays valid: the map's nodes do not move)
     int64_t states = 0;
     const int32_t handle = build_in_time(prog, budget, cap, states);
     int32_t t = -1;
@@ -653,11 +825,11 @@ class Lowering {
     } else {
       t = add_terminal(handle, states);
     }
-    tries.push_back({budget, cap, t});
+    found->tries.push_back({budget, cap, t});
     return t < 0 ? 0 : -(t + 1);
   }
 
-  int32_t build_in_time(const std::string& prog, int64_t budget, int64_t cap, int64_t& states) {
+  int32_t build_in_time(const ProgramText& prog, int64_t budget, int64_t cap, int64_t& states) {
     const double now =
         std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
     if (now > limits_.deadline) {
@@ -849,7 +1021,7 @@ class Lowering {
     const int64_t slack = group_slack({item});
     if (has_counted(item) || too_large_to_try(nfa_size(item), slack)) return false;
     int64_t states = 0;
-    return build_in_time(program(item), budget, subset_cap(budget, slack), states) >= 0;
+    return build_in_time(NodeProgram(*this, item), budget, subset_cap(budget, slack), states) >= 0;
   }
 
   bool unrolls_large_repeat(int32_t e) {
@@ -1193,15 +1365,12 @@ class Lowering {
   std::vector<int32_t> seen_;  // unrolls_large_repeat's visit marks, by walk number
   int32_t walk_ = 0;
   std::unordered_map<std::string, Symbols> run_memo_;
-  struct TerminalTry {
-    int64_t budget;
-    int64_t cap;
-    int32_t terminal;  // -1: none under that budget
-  };
-  std::unordered_map<std::string, std::vector<TerminalTry>> terminal_of_program_;
+  std::unordered_map<uint64_t, std::vector<KnownProgram>> terminal_of_program_;  // by program hash
   std::unordered_map<std::string, int32_t> counted_of_key_;
-  std::vector<std::string> programs_;  // remembered programs, by node
+  std::vector<std::string> programs_;  // programs written out, by node
   std::vector<bool> has_program_;
+  std::vector<ProgramKey> keys_;  // program keys, by node
+  std::vector<bool> has_key_;
   std::unordered_map<int64_t, int32_t> special_terminal_;
   std::vector<std::pair<int32_t, int32_t>> pending_;
   int64_t total_states_ = 0;

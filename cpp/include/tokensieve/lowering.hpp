@@ -53,6 +53,27 @@ struct LoweringLimits {
   std::string max_compile_seconds;      // as Python prints it, for the error message
 };
 
+// A regex program (dfa.hpp: int32 words) that the lowering has not necessarily written out.
+// The programs it tries as terminals are large (a whole object's body inlines every value
+// inside it: kilobytes) and are mostly tried before, in this grammar or in an earlier one; so a
+// program is known by the length and hash of its words, which the lowering composes from its
+// parts' without reading a word, and is compared with a program written out earlier piece by
+// piece. Its words are written out only when a terminal must be built from them.
+class ProgramText {
+ public:
+  virtual ~ProgramText() = default;
+  // The polynomial hash of the words w_1..w_n: sum of w_i * kProgramHashBase^(n - i) mod 2^64,
+  // each word read as an unsigned 32-bit number (so that hashes compose over concatenation).
+  virtual uint64_t hash() const = 0;
+  virtual int64_t num_words() const = 0;
+  // Whether `program` (words written out, as text() writes them) is this program.
+  virtual bool equals(const std::string& program) const = 0;
+  // The words, written out (4 bytes each, native byte order); valid while the lowering runs.
+  virtual const std::string& text() const = 0;
+};
+
+constexpr uint64_t kProgramHashBase = 0x9E3779B97F4A7C15ull;
+
 // Where terminals come from. Each method returns a handle number (>= 0, the source's own
 // numbering) and sets `states` to the automaton's state count, or returns -1 for "none".
 class TerminalSource {
@@ -60,7 +81,7 @@ class TerminalSource {
   virtual ~TerminalSource() = default;
   // The DFA terminal of a regex program whose minimized automaton has at most `max_states`
   // states and whose subset construction passes through at most `subset_cap`.
-  virtual int32_t dfa(const std::string& program, int64_t max_states, int64_t subset_cap, int64_t& states) = 0;
+  virtual int32_t dfa(const ProgramText& program, int64_t max_states, int64_t subset_cap, int64_t& states) = 0;
   // A counted terminal `before item{min,max} after` (programs; null: the empty string), or -1.
   virtual int32_t counted(const std::string* before, const std::string& item, int64_t min, int64_t max,
                           const std::string* after, int64_t& states) = 0;
