@@ -3,9 +3,11 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <unordered_map>
+#include <vector>
 
 #include "bind.hpp"
 #include "tokensieve/error.hpp"
@@ -17,6 +19,51 @@ namespace nb = nanobind;
 namespace tokensieve::bindings {
 
 namespace {
+
+// Node objects -> their numbers: open addressing in one array (a grammar has thousands of
+// nodes; a node-based map cost an allocation per node and as much again to free them).
+class NodeIndex {
+ public:
+  NodeIndex() : slots_(1024) {}
+
+  int64_t find(PyObject* key) const {
+    for (size_t at = slot(key);; at = (at + 1) & (slots_.size() - 1)) {
+      if (slots_[at].key == key) return slots_[at].value;
+      if (slots_[at].key == nullptr) return -1;
+    }
+  }
+
+  void add(PyObject* key, int64_t value) {  // (key is new)
+    if (2 * (size_ + 1) > slots_.size()) grow();
+    size_t at = slot(key);
+    while (slots_[at].key != nullptr) at = (at + 1) & (slots_.size() - 1);
+    slots_[at] = {key, value};
+    ++size_;
+  }
+
+ private:
+  struct Slot {
+    PyObject* key = nullptr;
+    int64_t value = -1;
+  };
+
+  size_t slot(PyObject* key) const {
+    const auto x = reinterpret_cast<uintptr_t>(key) >> 4;  // (objects are 16-byte aligned)
+    return static_cast<size_t>((x * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
+  }
+
+  void grow() {
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
+    size_ = 0;
+    for (const Slot& s : old) {
+      if (s.key != nullptr) add(s.key, s.value);
+    }
+  }
+
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
 
 // Reads the IR objects of tokensieve.ir into IrGrammar words (see lowering.hpp). The node
 // classes arrive from Python in IrKind order; a node of any other class (a subclass, too), a
@@ -38,6 +85,7 @@ class IrReader {
     PyObject *key, *value;
     int32_t n = 0;
     while (PyDict_Next(rules.ptr(), &pos, &key, &value)) position_[nb::handle(key)] = nb::int_(n++);
+    words_.reserve(static_cast<size_t>(64 * n));  // (about 10 words per node, several nodes per rule)
   }
 
   // False when the grammar is unsuitable.
@@ -114,8 +162,8 @@ class IrReader {
 
   // The node's number, its sub-expressions and itself written first if new; -1: unsuitable.
   int64_t node(PyObject* e, int64_t depth) {
-    const auto known = index_.find(e);
-    if (known != index_.end()) return known->second;
+    const int64_t known = index_.find(e);
+    if (known >= 0) return known;
     if (depth > max_depth_) return -1;
     PyTypeObject* type = Py_TYPE(e);
     size_t k = 0;
@@ -206,7 +254,7 @@ class IrReader {
       default: return -1;  // a class the native lowering does not know
     }
     const int64_t number = count_++;
-    index_.emplace(e, number);
+    index_.add(e, number);
     return number;
   }
 
@@ -332,7 +380,7 @@ class IrReader {
   nb::object field_names_[kFields];
   PyObject* classes_[11] = {};
   nb::dict position_;                                // rule name -> rule number
-  std::unordered_map<PyObject*, int64_t> index_;     // nodes read (alive: the grammar holds them)
+  NodeIndex index_;                                  // nodes read (alive: the grammar holds them)
   std::vector<int64_t> words_;
   std::vector<int64_t> kids_;
   int64_t count_ = 0;

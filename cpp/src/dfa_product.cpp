@@ -185,21 +185,39 @@ int64_t append_automaton(const Dfa& dfa, std::vector<int32_t>& out) {
     out.push_back(0);
     return 0;
   }
-  // One edge per (state, target), targets ascending; its label is the bytes that lead there.
+  // One edge per (state, target), targets ascending; its label is the bytes that lead there,
+  // read off the runs of consecutive bytes of one class (a few dozen), not byte by byte.
+  struct Run {
+    int32_t lo, hi, cls;
+  };
+  std::vector<Run> runs;
+  for (int b = 0; b < 256; ++b) {
+    const int32_t c = dfa.class_of(static_cast<uint8_t>(b));
+    if (!runs.empty() && runs.back().cls == c) {
+      runs.back().hi = b;
+    } else {
+      runs.push_back({b, b, c});
+    }
+  }
   std::vector<std::vector<LabeledEdge>> edges(dfa.num_states());
   ScratchVector<uint8_t> accepting(dfa.num_states());
   std::vector<int32_t> edge_of(dfa.num_states(), -1);  // per target: its edge in this state's row
   for (int32_t s = 0; s < dfa.num_states(); ++s) {
     accepting[s] = dfa.accepting(s) ? 1 : 0;
     std::vector<LabeledEdge>& row = edges[s];
-    for (int b = 0; b < 256; ++b) {
-      const int32_t t = dfa.next(s, static_cast<uint8_t>(b));
+    for (const Run& run : runs) {
+      const int32_t t = dfa.next(s, static_cast<uint8_t>(run.lo));
       if (t == Dfa::kDead) continue;
       if (edge_of[t] < 0) {
         edge_of[t] = static_cast<int32_t>(row.size());
         row.push_back({t, {}});
       }
-      row[edge_of[t]].ranges.emplace_back(b, b);  // (adjacent bytes are joined when written)
+      auto& ranges = row[edge_of[t]].ranges;
+      if (!ranges.empty() && ranges.back().second == run.lo - 1) {
+        ranges.back().second = run.hi;  // (runs ascend: a range grows while its target stays)
+      } else {
+        ranges.emplace_back(run.lo, run.hi);
+      }
     }
     for (const LabeledEdge& e : row) edge_of[e.target] = -1;
     std::sort(row.begin(), row.end(), [](const LabeledEdge& a, const LabeledEdge& b) { return a.target < b.target; });

@@ -621,7 +621,15 @@ class Lowering {
     emit(
         e,
         [&](const int64_t* words, int64_t count) {
-          for (int64_t k = 0; same && k < count; ++k) same = word_at(program, pos + k) == static_cast<int32_t>(words[k]);
+          if (!same) return;
+          const char* at = program.data() + pos * 4;
+          uint32_t differ = 0;  // (no early exit: the loop vectorizes)
+          for (int64_t k = 0; k < count; ++k) {
+            uint32_t w;
+            std::memcpy(&w, at + 4 * k, sizeof w);
+            differ |= w ^ static_cast<uint32_t>(words[k]);
+          }
+          same = differ == 0;
           pos += count;
         },
         [&](int32_t kid) { same = same && matches(kid, program, pos); });
