@@ -236,6 +236,41 @@ def test_a_rule_name_equal_but_not_identical_is_found() -> None:
     assert_same_lowering(grammar, limits)
 
 
+def _thue_morse(n: int, complement: bool) -> list[int]:
+    """The bytes of the Thue-Morse word of length ``n`` over "ab" (or of its complement)."""
+    return [ord("ab"[(i.bit_count() + complement) % 2]) for i in range(n)]
+
+
+def _polynomial_hash(words: list[int], base: int) -> int:
+    """The native lowering's hash of a program's words (ProgramText::hash in lowering.hpp)."""
+    h = 0
+    for w in words:
+        h = (h * base + (w & 0xFFFFFFFF)) % 2**64
+    return h
+
+
+def test_programs_whose_hashes_collide_are_told_apart() -> None:
+    """The native lowering knows a program by a polynomial hash of its words mod 2^64 and
+    their number. Thue-Morse makes programs of equal length and hash for every odd base: 512
+    one-byte items spelling the word, and 512 spelling its complement. The terminal memo
+    (across grammars) and the lowering's own table (within one) must compare the words."""
+    texts = _thue_morse(512, False), _thue_morse(512, True)
+    word, other = (Seq(tuple(Bytes(((c, c),)) for c in text)) for text in texts)
+    # Their programs: [OP_SEQ, 512] then [OP_BYTES, 1, c, c] per item.
+    spelled = [[1, 512] + [w for c in text for w in (0, 1, c, c)] for text in texts]
+    assert spelled[0] != spelled[1]
+    for base in (3, 0x9E3779B97F4A7C15, 2**64 - 1):
+        assert _polynomial_hash(spelled[0], base) == _polynomial_hash(spelled[1], base)
+    limits = Limits()
+    cache = TerminalCache(VOCAB, limits)
+    first = assert_same_lowering(Grammar({"r0": word}, start="r0"), limits, cache)
+    second = assert_same_lowering(Grammar({"r0": other}, start="r0"), limits, cache)
+    assert first[0] != second[0]  # each its own terminal
+    marked = Special(SPECIAL)
+    both = Grammar({"r0": Alt((Seq((word, marked)), Seq((other, marked))))}, start="r0")
+    assert len(assert_same_lowering(both, limits, cache)[0]) == 3  # the two words and the special token
+
+
 STRIDE = 12
 
 
