@@ -1,11 +1,14 @@
 #include "tokensieve/counted.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <limits>
 #include <map>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "state_tokens_builder.hpp"
 #include "tokensieve/error.hpp"
@@ -44,6 +47,15 @@ namespace {
 
 // Bounds the item states of a counted automaton (tuples of its labels' states).
 constexpr size_t kMaxUnitLoopStates = 200'000;
+
+// A hash of a tuple of label states, for the map from tuples to item states.
+struct TupleHash {
+  size_t operator()(const std::vector<int32_t>& tuple) const {
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ tuple.size();
+    for (int32_t s : tuple) h = (h ^ static_cast<uint32_t>(s)) * 0x100000001B3ull;  // FNV-1a over words
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
 
 // The common refinement of the pieces' byte classes: bytes that fall in one class of every
 // piece. Returns each byte's class and one byte per class, classes numbered by first byte.
@@ -278,9 +290,10 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, int32_t num_units, const std
   // Item states of unit state q: the states of q's labels, run side by side (kDead once a
   // label can no longer match). The start tuple is B_q itself.
   std::map<int32_t, std::vector<int32_t>> item_targets;  // the units an item state may complete into
+  std::vector<int32_t> next;  // (one buffer for every step: a vector per step was most of the cost)
   for (int32_t q = 0; q < num_units; ++q) {
     const std::vector<size_t>& labels = out[q];
-    std::map<std::vector<int32_t>, int32_t> ids;
+    std::unordered_map<std::vector<int32_t>, int32_t, TupleHash> ids;
     std::vector<std::pair<std::vector<int32_t>, int32_t>> todo;
     std::vector<int32_t> start_tuple;
     for (size_t i : labels) start_tuple.push_back(edges[i].label->start());
@@ -290,7 +303,7 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, int32_t num_units, const std
       todo.pop_back();
       for (size_t c = 0; c < row; ++c) {
         const uint8_t r = representative[c];
-        std::vector<int32_t> next(tuple.size(), kDead);
+        next.assign(tuple.size(), kDead);
         int32_t live = 0, done = -1;
         for (size_t i = 0; i < tuple.size(); ++i) {
           if (tuple[i] == kDead) continue;
