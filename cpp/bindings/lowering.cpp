@@ -12,6 +12,7 @@
 #include "bind.hpp"
 #include "tokensieve/error.hpp"
 #include "tokensieve/grammar.hpp"
+#include "tokensieve/hash_mix.hpp"
 #include "tokensieve/lowering.hpp"
 
 namespace nb = nanobind;
@@ -48,8 +49,7 @@ class NodeIndex {
   };
 
   size_t slot(PyObject* key) const {
-    const auto x = reinterpret_cast<uintptr_t>(key) >> 4;  // (objects are 16-byte aligned)
-    return static_cast<size_t>((x * 0x9E3779B97F4A7C15ull) >> 32) & (slots_.size() - 1);
+    return static_cast<size_t>(detail::mix(reinterpret_cast<uintptr_t>(key))) & (slots_.size() - 1);
   }
 
   void grow() {
@@ -435,12 +435,10 @@ class TerminalMemo {
     Entry entry;
   };
 
+  // Mixed: the polynomial hash's low bits see only the words' low bits.
   static uint64_t slot(uint64_t hash, int64_t max_states, int64_t subset_cap) {
-    uint64_t x = hash ^ (static_cast<uint64_t>(max_states) * 0xBF58476D1CE4E5B9ull) ^
-                 (static_cast<uint64_t>(subset_cap) * 0x94D049BB133111EBull);
-    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;  // splitmix64's finalizer: the polynomial
-    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;  // hash's low bits see only the words' low bits
-    return x ^ (x >> 31);
+    return detail::mix(hash ^ detail::mix(static_cast<uint64_t>(max_states) ^
+                                          detail::mix(static_cast<uint64_t>(subset_cap))));
   }
 
   size_t max_entries_;

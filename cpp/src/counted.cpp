@@ -12,6 +12,7 @@
 
 #include "state_tokens_builder.hpp"
 #include "tokensieve/error.hpp"
+#include "tokensieve/hash_mix.hpp"
 
 namespace tokensieve {
 
@@ -53,7 +54,7 @@ struct TupleHash {
   size_t operator()(const std::vector<int32_t>& tuple) const {
     uint64_t h = 0x9E3779B97F4A7C15ull ^ tuple.size();
     for (int32_t s : tuple) h = (h ^ static_cast<uint32_t>(s)) * 0x100000001B3ull;  // FNV-1a over words
-    return static_cast<size_t>(h ^ (h >> 29));
+    return static_cast<size_t>(detail::mix(h));
   }
 };
 

@@ -1,6 +1,6 @@
 #include "tokensieve/head_index.hpp"
 
-#include "hash_mix.hpp"
+#include "tokensieve/hash_mix.hpp"
 
 namespace tokensieve {
 

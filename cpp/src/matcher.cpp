@@ -6,7 +6,7 @@
 #include <mutex>
 #include <thread>
 
-#include "hash_mix.hpp"
+#include "tokensieve/hash_mix.hpp"
 #include "tokensieve/error.hpp"
 
 namespace tokensieve {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "hash_mix.hpp"
+#include "tokensieve/hash_mix.hpp"
 #include "tokensieve/grammar.hpp"
 
 namespace tokensieve {
