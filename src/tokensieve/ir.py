@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 
 __all__ = [
     "Alt",
@@ -490,18 +490,18 @@ Expr = (
     Bytes | Seq | Alt | Repeat | Ref | Special | Automaton | Unordered | Difference | Seam | CountedAutomaton
 )
 
-SEAM: Expr = Seam()
+SEAM: Final[Expr] = Seam()
 
-MAX_COUNT = 2**31 - 1
+MAX_COUNT: Final = 2**31 - 1
 """The largest count the compiler runs (its counters are int32): an upper bound of a
 ``Repeat``, ``Unordered`` or ``CountedAutomaton`` past it is read as no bound (only an output
 of more than 2^31 - 1 items could tell them apart, and no generation writes one), and a lower
 bound past it is refused with ``LimitExceeded``. Front-ends read such upper bounds in their
 sources (``"maxLength": 4294967295``, a uint32 maximum, is common) the same way."""
 
-EMPTY: Expr = Seq(())
-NOTHING: Expr = Alt(())
-_SINGLE_BYTES: tuple[Bytes, ...] = tuple(Bytes(((b, b),)) for b in range(256))
+EMPTY: Final[Expr] = Seq(())
+NOTHING: Final[Expr] = Alt(())
+_SINGLE_BYTES: Final[tuple[Bytes, ...]] = tuple(Bytes(((b, b),)) for b in range(256))
 
 # One shared node per byte range lo..hi, made on first use (key ``lo << 8 | hi``). UTF-8
 # character classes, digit ranges and escapes are made of a few hundred distinct ranges but
@@ -511,7 +511,7 @@ _SINGLE_BYTES: tuple[Bytes, ...] = tuple(Bytes(((b, b),)) for b in range(256))
 # not a list of all 65,536 ranges: the collector visits every slot of a list at each collection
 # (half a megabyte of pointers, streamed through the CPU caches), and a process meets a few
 # hundred ranges.
-_BYTE_RANGES: dict[int, Bytes] = {b << 8 | b: _SINGLE_BYTES[b] for b in range(256)}
+_BYTE_RANGES: Final[dict[int, Bytes]] = {b << 8 | b: _SINGLE_BYTES[b] for b in range(256)}
 
 
 def byte_range(lo: int, hi: int) -> Bytes:
@@ -607,7 +607,7 @@ def literal(text: str | bytes) -> Expr:
     return seq(*(_SINGLE_BYTES[b] for b in data))
 
 
-_UTF8_BOUNDS = ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF))
+_UTF8_BOUNDS: Final = ((0, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF))
 
 
 def codepoints(ranges: Sequence[tuple[int, int]]) -> Expr:
@@ -649,8 +649,8 @@ def _encode(cp: int) -> bytes:
 # _BYTE_RANGES: every character class splits into sequences from the same few thousand
 # (``[\xe1-\xec][\x80-\xbf][\x80-\xbf]``...), and the caches of classes kept one copy each.
 # Bounded: past it, new sequences are made but not kept.
-_RANGE_SEQS: dict[tuple[Expr, ...], Expr] = {}
-_RANGE_SEQS_MAX = 16384
+_RANGE_SEQS: Final[dict[tuple[Expr, ...], Expr]] = {}
+_RANGE_SEQS_MAX: Final = 16384
 
 
 def _range_seq(items: tuple[Expr, ...]) -> Expr:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import struct
 from array import array
+from typing import Final
 
 from .errors import LimitExceeded
 from .ir import MAX_COUNT, Automaton
@@ -34,7 +35,7 @@ if array("i").itemsize != 4:  # programs are int32 words for the native builder
 
 # Packers for short runs of native int32 words (a node's header, a byte set's ranges): a
 # prepared struct packs three words in half the time a new array takes.
-_PACKERS = [struct.Struct(f"={n}i") for n in range(17)]
+_PACKERS: Final = [struct.Struct(f"={n}i") for n in range(17)]
 
 
 def words(*values: int) -> bytes:

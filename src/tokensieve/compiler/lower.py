@@ -28,7 +28,7 @@ import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 from ..errors import GrammarSyntaxError, LimitExceeded
 from ..ir import (
@@ -146,7 +146,7 @@ class _NodeFacts:
         return self.closed and not self.refs
 
 
-_NO_REFS: frozenset[str] = frozenset()
+_NO_REFS: Final[frozenset[str]] = frozenset()
 
 
 def _facts(expr: Expr) -> _NodeFacts:
@@ -269,7 +269,7 @@ def _program(expr: Expr, rules: dict[str, Expr], memo: dict[int, bytes]) -> byte
     return out[0] if len(out) == 1 else b"".join(out)
 
 
-_EMPTY_SEQ = _words(OP_SEQ, 0)
+_EMPTY_SEQ: Final = _words(OP_SEQ, 0)
 
 
 def _emit(expr: Expr, rules: dict[str, Expr], out: list[bytes], memo: dict[int, bytes]) -> None:

@@ -21,6 +21,7 @@ it), a node of a class the binding does not know (a subclass, too), and IR neste
 from __future__ import annotations
 
 import time
+from typing import Final
 
 from .. import _core
 from ..errors import GrammarSyntaxError
@@ -46,7 +47,7 @@ __all__ = ["MAX_NATIVE_DEPTH", "NATIVE_MIN_RULES", "lower_grammar", "lower_nativ
 # Deeper IR goes to the reference lowering: the binding's reader and the native lowering walk
 # the IR recursively, within a C stack's reach at this depth (the default
 # ``Limits.max_grammar_depth`` is 2,000, and a grammar nesting deeper is refused anyway).
-MAX_NATIVE_DEPTH = 5_000
+MAX_NATIVE_DEPTH: Final = 5_000
 
 # Grammars of fewer rules go to the reference lowering, which is faster on them: it keeps what
 # it derives on the IR nodes themselves and lowers the rule sets that recur across grammars
@@ -55,10 +56,12 @@ MAX_NATIVE_DEPTH = 5_000
 # MaskBench dev split (each lowering after a collection and malloc_trim, as bench/compare.py
 # compiles), the median lowering of a grammar of 10-20 rules took 0.36 ms in the reference and
 # 0.51 ms natively, of 60-80 rules 1.22 ms and 1.16 ms, of 400 and more 7.4 ms and 5.8 ms.
-NATIVE_MIN_RULES = 64
+NATIVE_MIN_RULES: Final = 64
 
 # The node classes in the order of the native kinds (IrKind in cpp/include/tokensieve/lowering.hpp).
-_CLASSES = (Bytes, Seq, Alt, Repeat, Ref, Special, Automaton, Difference, Unordered, Seam, CountedAutomaton)
+_CLASSES: Final = (
+    Bytes, Seq, Alt, Repeat, Ref, Special, Automaton, Difference, Unordered, Seam, CountedAutomaton
+)
 
 
 def lower_natively(

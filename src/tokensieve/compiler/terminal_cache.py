@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -228,5 +228,5 @@ def native_matcher_limits(limits: Limits) -> Any:
 
 
 # The process-wide caches (see TerminalCache.shared), a few, least recently used first out.
-_shared: OrderedDict[tuple[str, Limits], TerminalCache] = OrderedDict()
-_shared_lock = threading.Lock()
+_shared: Final[OrderedDict[tuple[str, Limits], TerminalCache]] = OrderedDict()
+_shared_lock: Final = threading.Lock()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import bisect
 import unicodedata
 from functools import lru_cache
+from typing import Final
 
 from ..ir import Expr, codepoints
 
@@ -28,14 +29,14 @@ __all__ = [
 
 CharSet = list[tuple[int, int]]
 
-MAX_CODEPOINT = 0x10FFFF
+MAX_CODEPOINT: Final = 0x10FFFF
 
-ANY: CharSet = [(0, MAX_CODEPOINT)]
+ANY: Final[CharSet] = [(0, MAX_CODEPOINT)]
 # ASCII semantics for \d and \w (as ECMAScript without the u+i flags, and Python's re.ASCII).
-DIGIT: CharSet = [(0x30, 0x39)]
-WORD: CharSet = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
+DIGIT: Final[CharSet] = [(0x30, 0x39)]
+WORD: Final[CharSet] = [(0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A)]
 # ECMAScript's \s: WhiteSpace and LineTerminator code points.
-SPACE: CharSet = [
+SPACE: Final[CharSet] = [
     (0x09, 0x0D),
     (0x20, 0x20),
     (0xA0, 0xA0),
@@ -89,7 +90,7 @@ def _contains(ranges: CharSet, cp: int) -> bool:
 
 
 # Every cased code point lies below U+20000 (the last, Adlam, ends near U+1E943).
-_CASED_LIMIT = 0x20000
+_CASED_LIMIT: Final = 0x20000
 
 
 @lru_cache(maxsize=1)
@@ -153,7 +154,7 @@ def _categories() -> dict[str, CharSet]:
     return table
 
 
-_LONG_NAMES = {
+_LONG_NAMES: Final = {
     "Letter": "L", "Cased_Letter": "LC", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll",
     "Titlecase_Letter": "Lt", "Modifier_Letter": "Lm", "Other_Letter": "Lo",
     "Mark": "M", "Nonspacing_Mark": "Mn", "Spacing_Mark": "Mc", "Enclosing_Mark": "Me",

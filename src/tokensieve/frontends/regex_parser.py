@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass
+from typing import Final
 
 from ..errors import GrammarSyntaxError
 from . import charsets
@@ -79,8 +80,8 @@ class _Flags:
     dotall: bool = False
 
 
-_SIMPLE_ESCAPES = {"n": 0x0A, "t": 0x09, "r": 0x0D, "f": 0x0C, "v": 0x0B}
-_CLASS_ESCAPES: dict[str, tuple[CharSet, bool]] = {
+_SIMPLE_ESCAPES: Final = {"n": 0x0A, "t": 0x09, "r": 0x0D, "f": 0x0C, "v": 0x0B}
+_CLASS_ESCAPES: Final[dict[str, tuple[CharSet, bool]]] = {
     "d": (charsets.DIGIT, False),
     "D": (charsets.DIGIT, True),
     "w": (charsets.WORD, False),
@@ -88,7 +89,7 @@ _CLASS_ESCAPES: dict[str, tuple[CharSet, bool]] = {
     "s": (charsets.SPACE, False),
     "S": (charsets.SPACE, True),
 }
-_HEX = "0123456789abcdefABCDEF"
+_HEX: Final = "0123456789abcdefABCDEF"
 
 
 def parse_regex_ast(pattern: str) -> Node:
@@ -98,7 +99,7 @@ def parse_regex_ast(pattern: str) -> Node:
 
 # Deeper group nesting than this is an error rather than a RecursionError (no real
 # pattern comes close; each level costs a few Python frames here and in the lowering).
-MAX_NESTING = 100
+MAX_NESTING: Final = 100
 
 
 def _is_digit(c: str) -> bool:

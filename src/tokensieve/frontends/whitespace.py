@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 from ..ir import EMPTY, Bytes, Expr, Repeat, alt, literal, optional, seq
 
 __all__ = ["WhitespacePolicy", "whitespace_expr"]
 
-_BLANK = Bytes(((0x09, 0x09), (0x20, 0x20)))  # tab, space
+_BLANK: Final = Bytes(((0x09, 0x09), (0x20, 0x20)))  # tab, space
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class WhitespacePolicy:
         return (self.max_inline, self.newlines, self.max_indent)
 
 
-_DEFAULT_POLICY = WhitespacePolicy()
+_DEFAULT_POLICY: Final = WhitespacePolicy()
 
 
 @lru_cache(maxsize=64)

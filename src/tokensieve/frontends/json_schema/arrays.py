@@ -15,7 +15,7 @@ context-free beyond two items and stay unsupported.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ...ir import EMPTY, NOTHING, Expr, Ref, Repeat, Unordered, alt, literal, seq
 from . import composition
@@ -29,15 +29,15 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_UNIQUE_VALUES", "any_array", "array_value"]
 
-MAX_UNIQUE_VALUES = 8
+MAX_UNIQUE_VALUES: Final = 8
 """Largest item domain for ``uniqueItems`` with ``prefixItems`` (the grammar tracks subsets:
 2^k states); without a prefix the domain may hold up to :data:`MAX_UNORDERED_VALUES`."""
 
-MAX_UNORDERED_VALUES = 4096
+MAX_UNORDERED_VALUES: Final = 4096
 """Largest item domain for ``uniqueItems`` without ``prefixItems`` (one Unordered item each)."""
 
-_MAX_COUNT_STATES = 4096
-_MAX_CONTAINS = 3  # contains keywords on one array: 2^k item kinds
+_MAX_COUNT_STATES: Final = 4096
+_MAX_CONTAINS: Final = 3  # contains keywords on one array: 2^k item kinds
 
 
 def any_array(conv: Converter) -> Expr:

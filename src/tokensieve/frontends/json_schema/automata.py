@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from itertools import accumulate, chain
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -77,7 +77,7 @@ def _rows(rows: Sequence[Sequence[Edge]]) -> tuple[list[int], list[int], list[in
 
 # Most states a product may explore (a product beyond it raises OverflowError, as a
 # determinization past its ``max_states`` does): pairs cost a row of byte classes each.
-_MAX_PRODUCT_STATES = 200_000
+_MAX_PRODUCT_STATES: Final = 200_000
 
 
 Rows = tuple[tuple[Edge, ...], ...]
@@ -319,7 +319,7 @@ class DFA:
         return sorted(words)
 
 
-_BYTE = [bytes((b,)) for b in range(256)]  # each byte as a one-byte string
+_BYTE: Final = [bytes((b,)) for b in range(256)]  # each byte as a one-byte string
 
 
 def _labels_by_target(row: Sequence[Edge]) -> list[tuple[int, Bytes]]:
@@ -330,9 +330,9 @@ def _labels_by_target(row: Sequence[Edge]) -> list[tuple[int, Bytes]]:
     return [(t, byte_set(tuple(r))) for t, r in groups.items()]
 
 
-_DFA_CACHE: OrderedDict[int, tuple[Expr, DFA]] = OrderedDict()
-_DFA_CACHE_SIZE = 512
-_DFA_LOCK = threading.Lock()
+_DFA_CACHE: Final[OrderedDict[int, tuple[Expr, DFA]]] = OrderedDict()
+_DFA_CACHE_SIZE: Final = 512
+_DFA_LOCK: Final = threading.Lock()
 
 
 def dfa_from_expr(expr: Expr, max_states: int = 20000) -> DFA:
@@ -458,8 +458,8 @@ def _remember(expr: Expr, dfa: DFA, program: bytes = b"") -> None:
             _DFA_BY_PROGRAM.put(program, dfa, len(program))
 
 
-_PRODUCTS: OrderedDict[tuple[str, int, int], tuple[DFA, DFA, DFA]] = OrderedDict()
-_PRODUCTS_SIZE = 1024
+_PRODUCTS: Final[OrderedDict[tuple[str, int, int], tuple[DFA, DFA, DFA]]] = OrderedDict()
+_PRODUCTS_SIZE: Final = 1024
 
 
 def _remembered_product(op: str, a: DFA, b: DFA) -> DFA:
@@ -522,13 +522,13 @@ class _SizedLru:
 # themselves, 512 entries kept 200,000 tracked objects alive after the MaskBench dev split
 # (an automaton's states and edges are tuples of nodes), and the collector walked them all
 # at every full collection.
-_DFA_BY_PROGRAM_BUDGET = 32 << 20
-_DFA_BY_PROGRAM = _SizedLru(_DFA_BY_PROGRAM_BUDGET)
+_DFA_BY_PROGRAM_BUDGET: Final = 32 << 20
+_DFA_BY_PROGRAM: Final = _SizedLru(_DFA_BY_PROGRAM_BUDGET)
 
 # Expression nodes (``expr_size``) the remembered expressions of ``_regular_ir`` hold in all:
 # room for hundreds of small automata and the few largest of the dev split (34,000 nodes).
-_REGULAR_IR_BUDGET = 131_072
-_REGULAR_IR = _SizedLru(_REGULAR_IR_BUDGET)
+_REGULAR_IR_BUDGET: Final = 131_072
+_REGULAR_IR: Final = _SizedLru(_REGULAR_IR_BUDGET)
 
 
 def _regular_ir(dfa: DFA) -> Expr | None:

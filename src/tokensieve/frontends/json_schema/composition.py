@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable
 from decimal import Decimal
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import GrammarSyntaxError, UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import NOTHING, Expr, alt
@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
 __all__ = ["conjunction_value", "flatten", "tighten_number", "tighten_string", "types_of"]
 
-_MAX_BRANCHES = 256
+_MAX_BRANCHES: Final = 256
 
 
 def flatten(conv: Converter, loc: Location) -> list[Location]:
@@ -154,14 +154,14 @@ def types_of(conj: list[Location]) -> frozenset[str]:
     return types
 
 
-_NO_TYPES: frozenset[str] = frozenset()
-_NULL = frozenset({"null"})
-_BOOLEAN = frozenset({"boolean"})
-_INTEGER = frozenset({"integer", "number"})
-_NUMBER = frozenset({"number"})
-_STRING = frozenset({"string"})
-_ARRAY = frozenset({"array"})
-_OBJECT = frozenset({"object"})
+_NO_TYPES: Final[frozenset[str]] = frozenset()
+_NULL: Final = frozenset({"null"})
+_BOOLEAN: Final = frozenset({"boolean"})
+_INTEGER: Final = frozenset({"integer", "number"})
+_NUMBER: Final = frozenset({"number"})
+_STRING: Final = frozenset({"string"})
+_ARRAY: Final = frozenset({"array"})
+_OBJECT: Final = frozenset({"object"})
 
 
 def _value_types(value: Any) -> frozenset[str]:
@@ -178,7 +178,7 @@ def _value_types(value: Any) -> frozenset[str]:
     return _ARRAY if isinstance(value, list) else _OBJECT
 
 
-_ORIGIN = "x-tokensieve-origin"  # id of the schema object a stripped copy was made from
+_ORIGIN: Final = "x-tokensieve-origin"  # id of the schema object a stripped copy was made from
 
 
 def _strip(conv: Converter, loc: Location, *keys: str) -> Location:

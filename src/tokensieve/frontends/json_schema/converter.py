@@ -23,7 +23,7 @@ import re
 import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from ...errors import LimitExceeded, UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import NOTHING, Expr, Grammar, Ref, alt, literal, seq
@@ -40,7 +40,7 @@ __all__ = ["Converter", "json_schema_to_grammar", "load_schema"]
 
 PropertyOrder = Literal["declared", "any"]
 
-_MAX_REF_DEPTH = 40  # nested $ref targets built eagerly; deeper ones wait in a work list
+_MAX_REF_DEPTH: Final = 40  # nested $ref targets built eagerly; deeper ones wait in a work list
 
 
 def load_schema(schema: Any) -> dict[str, Any] | bool:
@@ -72,12 +72,12 @@ def load_schema(schema: Any) -> dict[str, Any] | bool:
 
 
 # Keywords that never make a value invalid (annotations).
-_ANNOTATIONS = frozenset(
+_ANNOTATIONS: Final = frozenset(
     {"title", "description", "$comment", "default", "examples", "deprecated", "readOnly", "writeOnly"}
 )
 # The JSON type names a Python value has, whatever the draft: only an integral float is
 # left out (an "integer" from draft 6 on, not in drafts 3 and 4), so jsonschema decides it.
-_JSON_TYPES: dict[type, frozenset[str]] = {
+_JSON_TYPES: Final[dict[type, frozenset[str]]] = {
     type(None): frozenset({"null"}),
     bool: frozenset({"boolean"}),
     int: frozenset({"integer", "number"}),
@@ -90,10 +90,10 @@ _JSON_TYPES: dict[type, frozenset[str]] = {
 # Keywords that never make a value invalid: annotations, and those that name a schema or hold
 # definitions without applying them to the value. A key starting with "x-" is an extension
 # (the front-end's own marks among them), unknown to every draft, so no validator applies it.
-_INERT = _ANNOTATIONS | {"$schema", "$id", "id", "$anchor", "$defs", "definitions"}
-_MAX_VERDICT_DEPTH = 16  # nested "not" and "$ref" followed by the quick verdict
+_INERT: Final = _ANNOTATIONS | {"$schema", "$id", "id", "$anchor", "$defs", "definitions"}
+_MAX_VERDICT_DEPTH: Final = 16  # nested "not" and "$ref" followed by the quick verdict
 # Size bounds: the kind of value each applies to (others pass it), and whether it is an upper one.
-_SIZE_BOUNDS: dict[str, tuple[type, bool]] = {
+_SIZE_BOUNDS: Final[dict[str, tuple[type, bool]]] = {
     "minLength": (str, False),
     "maxLength": (str, True),
     "minItems": (list, False),
@@ -162,12 +162,12 @@ def json_schema_to_grammar(
 T = TypeVar("T")
 
 # What a rule name's hint replaces with "_": \W is every character but str.isalnum()'s and "_".
-_NOT_ALNUM = re.compile(r"\W")
+_NOT_ALNUM: Final = re.compile(r"\W")
 
 # The body of the "any_value" rule, by whitespace expression. Most schemas allow values of any
 # kind somewhere (every object without additionalProperties: false), and one shared body lets
 # the compiler keep what it derives from the nodes across grammars instead of redoing it.
-_ANY_VALUE_BODIES: dict[Expr, Expr] = {}
+_ANY_VALUE_BODIES: Final[dict[Expr, Expr]] = {}
 
 
 class Converter:

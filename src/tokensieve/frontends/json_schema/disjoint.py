@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import GrammarSyntaxError
 from ...ir import Expr, alt, literal
@@ -44,7 +44,7 @@ __all__ = [
     "says_nothing_about",
 ]
 
-GROUPS: tuple[frozenset[str], ...] = (
+GROUPS: Final[tuple[frozenset[str], ...]] = (
     frozenset({"null"}),
     frozenset({"boolean"}),
     frozenset({"integer", "number"}),
@@ -53,7 +53,7 @@ GROUPS: tuple[frozenset[str], ...] = (
     frozenset({"object"}),
 )
 
-_TYPE_KEYWORDS: dict[str, frozenset[str]] = {
+_TYPE_KEYWORDS: Final[dict[str, frozenset[str]]] = {
     "string": frozenset({"minLength", "maxLength", "pattern", "format"}),
     "number": frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"}),
     "array": frozenset(
@@ -86,8 +86,8 @@ _TYPE_KEYWORDS: dict[str, frozenset[str]] = {
         }
     ),
 }
-_GENERAL = frozenset({"enum", "const", "anyOf", "oneOf", "not", "if"})
-_MAX_DEPTH = 6  # nested property values / anyOf branches looked into
+_GENERAL: Final = frozenset({"enum", "const", "anyOf", "oneOf", "not", "if"})
+_MAX_DEPTH: Final = 6  # nested property values / anyOf branches looked into
 
 
 def group_of(name: str) -> frozenset[str]:
@@ -214,7 +214,7 @@ def _disjoint_on(
     )
 
 
-_MAX_SPLIT = 16  # anyOf/oneOf branches looked into, per conjunction
+_MAX_SPLIT: Final = 16  # anyOf/oneOf branches looked into, per conjunction
 
 
 def _branches_disjoint(
@@ -308,7 +308,7 @@ def _strings_disjoint(a: list[Location], b: list[Location]) -> bool:
 # Most states a pattern's automaton may pass through for :func:`_strings_disjoint` (past it:
 # not proved). The patterns that tell oneOf branches apart have tens of states (pubspec's
 # version range, 45, passes through more than 1000 on the way).
-_MAX_PROOF_STATES = 2000
+_MAX_PROOF_STATES: Final = 2000
 
 
 def _objects_disjoint(conv: Converter, a: list[Location], b: list[Location], depth: int) -> bool:
@@ -419,7 +419,7 @@ def _own_key_language(s: dict[str, Any]) -> DFA | None:
 # later compile never passes again; the keys are tuples of strings and flags, which the cyclic
 # collector stops tracking after one pass.
 _Flagged = tuple[tuple[str, bool], ...]  # names or patterns, each with whether its schema is false
-_KEYS_CACHE: OrderedDict[tuple[bool, _Flagged, _Flagged], DFA | None] = OrderedDict()
+_KEYS_CACHE: Final[OrderedDict[tuple[bool, _Flagged, _Flagged], DFA | None]] = OrderedDict()
 
 
 def declared_key_language(s: dict[str, Any], *, allowed_only: bool = False) -> DFA | None:

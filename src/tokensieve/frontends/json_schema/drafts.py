@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import re
 from itertools import islice
-from typing import Any
+from typing import Any, Final
 
 from .refs import SUBSCHEMA, SUBSCHEMA_LIST, SUBSCHEMA_MAP
 
 __all__ = ["LATEST", "declared_draft", "without_later_keywords"]
 
-LATEST = 2020
+LATEST: Final = 2020
 
-_SINCE: dict[int, tuple[str, ...]] = {
+_SINCE: Final[dict[int, tuple[str, ...]]] = {
     6: ("const", "contains", "propertyNames"),
     7: ("if", "then", "else"),
     2019: (
@@ -37,16 +37,16 @@ _SINCE: dict[int, tuple[str, ...]] = {
 }
 """Keywords by the draft that introduced them (draft 2019-09 and 2020-12 as 2019, 2020)."""
 
-_DRAFT = re.compile(r"draft-0?(\d)/|/(\d{4})-\d\d/")
+_DRAFT: Final = re.compile(r"draft-0?(\d)/|/(\d{4})-\d\d/")
 
 # Where subschemas sit: the resolver's tables, less ``contentSchema`` (an annotation in 2019-09
 # and later, unknown before; its value is left as it is).
-_SUB = SUBSCHEMA - {"contentSchema"}
+_SUB: Final = SUBSCHEMA - {"contentSchema"}
 
 
 # Kept beside "$ref" up to draft-07: the reference itself, and what JSON pointers and ids
 # may resolve through (those keywords never validate anything themselves).
-_BESIDE_REF = {"$ref", "definitions", "$defs", "$id", "id", "$schema", "$comment"}
+_BESIDE_REF: Final = {"$ref", "definitions", "$defs", "$id", "id", "$schema", "$comment"}
 
 
 def declared_draft(root: Any) -> int:

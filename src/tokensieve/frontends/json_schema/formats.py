@@ -19,6 +19,7 @@ Unknown formats are annotations in draft 2020-12 and constrain nothing.
 from __future__ import annotations
 
 from functools import cache
+from typing import Final
 
 from ...ir import Expr
 from ..regex import parse_regex
@@ -27,24 +28,24 @@ from .formats_idna import IDNA_AVAILABLE, idn_hostname_language
 
 __all__ = ["FORMATS", "NOT_REGULAR", "format_language"]
 
-_D2 = r"[0-9]{2}"
-_YEAR = r"[0-9]{4}"
-_LEAP_YEAR = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26]|00)00)"
-_DATE = (
+_D2: Final = r"[0-9]{2}"
+_YEAR: Final = r"[0-9]{4}"
+_LEAP_YEAR: Final = r"(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26]|00)00)"
+_DATE: Final = (
     rf"(?:{_YEAR}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
     rf"|02-(?:0[1-9]|1[0-9]|2[0-8]))|{_LEAP_YEAR}-02-29)"
 )
-_OFFSET = r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
-_FRAC = r"(?:\.[0-9]+)?"
-_TIME = (
+_OFFSET: Final = r"(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])"
+_FRAC: Final = r"(?:\.[0-9]+)?"
+_TIME: Final = (
     rf"(?:(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]{_FRAC}{_OFFSET}"
     rf"|23:59:60{_FRAC}(?:[Zz]|[+-]00:00))"
 )
-_DEC_OCTET = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
-_IPV4 = rf"(?:{_DEC_OCTET}(?:\.{_DEC_OCTET}){{3}})"
-_H16 = r"[0-9A-Fa-f]{1,4}"
-_LS32 = rf"(?:{_H16}:{_H16}|{_IPV4})"
-_IPV6 = (
+_DEC_OCTET: Final = r"(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_IPV4: Final = rf"(?:{_DEC_OCTET}(?:\.{_DEC_OCTET}){{3}})"
+_H16: Final = r"[0-9A-Fa-f]{1,4}"
+_LS32: Final = rf"(?:{_H16}:{_H16}|{_IPV4})"
+_IPV6: Final = (
     rf"(?:(?:{_H16}:){{6}}{_LS32}|::(?:{_H16}:){{5}}{_LS32}|(?:{_H16})?::(?:{_H16}:){{4}}{_LS32}"
     rf"|(?:(?:{_H16}:){{0,1}}{_H16})?::(?:{_H16}:){{3}}{_LS32}"
     rf"|(?:(?:{_H16}:){{0,2}}{_H16})?::(?:{_H16}:){{2}}{_LS32}"
@@ -55,34 +56,36 @@ _IPV6 = (
 )
 # LDH labels; "--" in the 3rd and 4th positions is reserved (RFC 5891), which also leaves
 # out A-labels ("xn--..."): their Punycode validity is not a regular property.
-_AN = "[A-Za-z0-9]"
-_LDH = "[A-Za-z0-9-]"
-_LABEL = rf"(?:{_AN}|{_AN}{_AN}|{_AN}{_LDH}{{1,2}}{_AN}|{_AN}{_LDH}(?:{_AN}{_LDH}|-{_AN}){_LDH}{{0,58}}{_AN})"
-_HOSTNAME = rf"(?:{_LABEL}(?:\.{_LABEL})*)"
-_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
-_EMAIL = (
+_AN: Final = "[A-Za-z0-9]"
+_LDH: Final = "[A-Za-z0-9-]"
+_LABEL: Final = (
+    rf"(?:{_AN}|{_AN}{_AN}|{_AN}{_LDH}{{1,2}}{_AN}|{_AN}{_LDH}(?:{_AN}{_LDH}|-{_AN}){_LDH}{{0,58}}{_AN})"
+)
+_HOSTNAME: Final = rf"(?:{_LABEL}(?:\.{_LABEL})*)"
+_ATEXT: Final = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_EMAIL: Final = (
     rf'(?:{_ATEXT}+(?:\.{_ATEXT}+)*|"(?:[\x20\x21\x23-\x5b\x5d-\x7e]|\\[\x20-\x7e])*")'
     rf"@(?:{_HOSTNAME}|\[{_IPV4}\]|\[IPv6:{_IPV6}\])"
 )
 # RFC 6531: UTF-8 characters are allowed in atext, quoted strings and domain labels.
-_U = "\u0080-\U0010ffff"
-_IDN_LABEL = rf"[A-Za-z0-9{_U}](?:[A-Za-z0-9\-{_U}]*[A-Za-z0-9{_U}])?"
-_IDN_EMAIL = (
+_U: Final = "\u0080-\U0010ffff"
+_IDN_LABEL: Final = rf"[A-Za-z0-9{_U}](?:[A-Za-z0-9\-{_U}]*[A-Za-z0-9{_U}])?"
+_IDN_EMAIL: Final = (
     rf"(?:[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~\-{_U}]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{{|}}~\-{_U}]+)*"
     rf'|"(?:[\x20\x21\x23-\x5b\x5d-\x7e{_U}]|\\[\x20-\x7e])*")'
     rf"@(?:{_IDN_LABEL}(?:\.{_IDN_LABEL})*|\[{_IPV4}\]|\[IPv6:{_IPV6}\])"
 )
 # RFC 3986 (ASCII) and RFC 3987 (IRI: adds non-ASCII "ucschar" where unreserved is allowed).
-_PCT = r"%[0-9A-Fa-f]{2}"
-_SUB = r"[!$&'()*+,;=]"
+_PCT: Final = r"%[0-9A-Fa-f]{2}"
+_SUB: Final = r"[!$&'()*+,;=]"
 
 
-_UCSCHAR = (
+_UCSCHAR: Final = (
     "\u00a0-\ud7ff\uf900-\ufdcf\ufdf0-\uffef"
     + "".join(f"{chr(p)}-{chr(p + 0xFFFD)}" for p in range(0x10000, 0xE0000, 0x10000))
     + f"{chr(0xE1000)}-{chr(0xEFFFD)}"
 )
-_IPRIVATE = f"\ue000-\uf8ff{chr(0xF0000)}-{chr(0xFFFFD)}{chr(0x100000)}-{chr(0x10FFFD)}"
+_IPRIVATE: Final = f"\ue000-\uf8ff{chr(0xF0000)}-{chr(0xFFFFD)}{chr(0x100000)}-{chr(0x10FFFD)}"
 
 
 def _uri(iri: bool, reference: bool) -> str:
@@ -108,20 +111,20 @@ def _uri(iri: bool, reference: bool) -> str:
     return rf"(?:{uri}|{relative})"
 
 
-_JSON_POINTER = r"(?:/(?:[^~/]|~[01])*)*"
+_JSON_POINTER: Final = r"(?:/(?:[^~/]|~[01])*)*"
 
 # RFC 6570 (level 4) templates: literals and "{" [operator] varspec *("," varspec) "}".
 # Literals also admit "'" (the RFC's ABNF leaves it out; erratum 6937 and the test suite
 # put it back). The operators reserved for future extensions ("=", ",", "!", "@", "|")
 # are not accepted: no processor can expand such a template.
-_VARCHAR = rf"(?:[A-Za-z0-9_]|{_PCT})"
-_VARSPEC = rf"{_VARCHAR}(?:\.?{_VARCHAR})*(?::[1-9][0-9]{{0,3}}|\*)?"
-_URI_TEMPLATE = (
+_VARCHAR: Final = rf"(?:[A-Za-z0-9_]|{_PCT})"
+_VARSPEC: Final = rf"{_VARCHAR}(?:\.?{_VARCHAR})*(?::[1-9][0-9]{{0,3}}|\*)?"
+_URI_TEMPLATE: Final = (
     rf"(?:[!#$&-;=?-\[\]_a-z~{_UCSCHAR}{_IPRIVATE}]|{_PCT}"
     rf"|\{{[+#./;?&]?{_VARSPEC}(?:,{_VARSPEC})*\}})*"
 )
 
-FORMATS: dict[str, str] = {
+FORMATS: Final[dict[str, str]] = {
     "date": _DATE,
     "time": _TIME,
     "date-time": rf"{_DATE}[Tt]{_TIME}",
@@ -146,12 +149,12 @@ FORMATS: dict[str, str] = {
 }
 """Format name -> regular expression (full match) of the decoded string."""
 
-NOT_REGULAR = frozenset({"regex"} if IDNA_AVAILABLE else {"regex", "idn-hostname"})
+NOT_REGULAR: Final = frozenset({"regex"} if IDNA_AVAILABLE else {"regex", "idn-hostname"})
 """Known formats not enforced: asserting them is an error. ``idn-hostname`` needs the
 IDNA2008 tables of the ``idna`` package."""
 
 
-_AS_AUTOMATON = frozenset({"uri-template"})
+_AS_AUTOMATON: Final = frozenset({"uri-template"})
 """Formats given to the string builder as a minimized automaton rather than an expression.
 
 Their character classes reach into the astral planes (``ucschar``, ``iprivate``), whose

@@ -8,7 +8,7 @@ specification says, ignored (``x-...`` extensions, OpenAPI's ``nullable``, typos
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ...ir import MAX_COUNT
 
@@ -28,10 +28,10 @@ __all__ = [
     "schema_types",
 ]
 
-TYPES = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
-_NO_TYPES: frozenset[str] = frozenset()
+TYPES: Final = frozenset({"null", "boolean", "integer", "number", "string", "array", "object"})
+_NO_TYPES: Final[frozenset[str]] = frozenset()
 
-CONSTRAINTS = frozenset(
+CONSTRAINTS: Final = frozenset(
     {
         "$ref",
         "type",
@@ -80,7 +80,7 @@ CONSTRAINTS = frozenset(
 )
 """Keywords that can make an instance invalid."""
 
-UNSUPPORTED = {
+UNSUPPORTED: Final = {
     "$recursiveRef": "recursive references depend on the evaluation path",
 }
 
@@ -103,7 +103,7 @@ def is_trivial(schema: dict[str, Any]) -> bool:
 # The answer for each single type name: ``type`` is one name in most schemas, and the
 # conjunction tests ask for it again and again (Github_medium o3626: 667,701 times in one
 # conversion), so the common case builds no set.
-_ONE_TYPE: dict[str, frozenset[str]] = {
+_ONE_TYPE: Final[dict[str, frozenset[str]]] = {
     name: frozenset({name, "integer"} if name == "number" else {name}) for name in TYPES
 }
 
@@ -123,7 +123,7 @@ def schema_types(schema: dict[str, Any]) -> frozenset[str]:
 
 
 # Keywords whose value is a count: a non-negative integer in every draft.
-COUNT_KEYWORDS = (
+COUNT_KEYWORDS: Final = (
     "minLength",
     "maxLength",
     "minItems",

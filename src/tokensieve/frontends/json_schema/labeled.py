@@ -11,6 +11,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Final
 
 from ...ir import EMPTY, NOTHING, Alt, Automaton, Bytes, Expr, Grammar, Ref, Repeat, Seq, alt, seq
 from .nfa import NFA, Fragment
@@ -64,7 +65,7 @@ def _node_count(e: Expr, sizes: dict[int, tuple[Expr, int]]) -> int:
 # than 210 edges fitted the 4000-node budget, and the 224 attempts that did not fit cost
 # ten times what the 739 that did cost (most of them hundreds of edges, up to 9 ms each in
 # the development tree: the residue automata of multipleOf after a subtraction).
-MAX_ELIMINATION_EDGES = 256
+MAX_ELIMINATION_EDGES: Final = 256
 
 
 @dataclass

@@ -14,7 +14,7 @@ them (``additionalProperties: false`` fails exactly when the object is not empty
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from .automata import DFA, utf8_strings
 from .disjoint import declared_key_language, disjoint, key_language, pattern_dfa
@@ -26,11 +26,11 @@ if TYPE_CHECKING:
 
 __all__ = ["MAX_FINITE_KEYS", "KeySpace", "differs_from", "negate_keyword"]
 
-MAX_FINITE_KEYS = 64
+MAX_FINITE_KEYS: Final = 64
 """Most key names a negation enumerates (one ``anyOf`` branch each)."""
 
-_ALL_TYPES = ["null", "boolean", "integer", "number", "string", "array", "object"]
-_COUNTS = {
+_ALL_TYPES: Final = ["null", "boolean", "integer", "number", "string", "array", "object"]
+_COUNTS: Final = {
     "minProperties": ("object", "maxProperties", -1),
     "maxProperties": ("object", "minProperties", 1),
     "minItems": ("array", "maxItems", -1),

@@ -12,7 +12,7 @@ failing S" (the ``if``/``then`` discriminator pattern).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ...ir import (
     NOTHING,
@@ -39,10 +39,10 @@ if TYPE_CHECKING:
 
 __all__ = ["NO_ANNOTATIONS", "with_negations"]
 
-NO_ANNOTATIONS = "x-tokensieve-no-annotations"
+NO_ANNOTATIONS: Final = "x-tokensieve-no-annotations"
 """Marks a synthetic schema whose properties were not *evaluated* in the spec's sense."""
 
-_TYPE_KEYWORDS = {
+_TYPE_KEYWORDS: Final = {
     "string": {"minLength", "maxLength", "pattern", "format"},
     "number": {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf"},
     "array": {"items", "prefixItems", "additionalItems", "minItems", "maxItems", "contains", "uniqueItems"},
@@ -59,9 +59,9 @@ _TYPE_KEYWORDS = {
         "dependencies",
     },
 }
-_GENERAL = {"enum", "const", "anyOf", "oneOf", "not", "if"}
-_GROUPS = (("null",), ("boolean",), ("integer", "number"), ("string",), ("array",), ("object",))
-_NO_EXPONENT = Repeat(Bytes(((0x2D, 0x2E), (0x30, 0x39))), 0, None)
+_GENERAL: Final = {"enum", "const", "anyOf", "oneOf", "not", "if"}
+_GROUPS: Final = (("null",), ("boolean",), ("integer", "number"), ("string",), ("array",), ("object",))
+_NO_EXPONENT: Final = Repeat(Bytes(((0x2D, 0x2E), (0x30, 0x39))), 0, None)
 
 
 def with_negations(
@@ -185,8 +185,10 @@ def _negated_any_of(neg: list[Location]) -> list[Any] | None:
     return branches if isinstance(branches, list) else None
 
 
-_CONTAINERS = _TYPE_KEYWORDS["object"] | _TYPE_KEYWORDS["array"] | {"minContains", "maxContains"}
-_SKIP = {"$ref", "allOf", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies"}
+_CONTAINERS: Final = _TYPE_KEYWORDS["object"] | _TYPE_KEYWORDS["array"] | {"minContains", "maxContains"}
+_SKIP: Final = {
+    "$ref", "allOf", "if", "then", "else", "dependentRequired", "dependentSchemas", "dependencies"
+}
 """Keywords whose meaning already sits in other conjunction members (inlined or rewritten)."""
 
 
@@ -249,14 +251,14 @@ def _says_nothing_about(neg: list[Location], group: tuple[str, ...]) -> bool:
     return not any(k in loc.schema for loc in neg for k in keywords)
 
 
-_EXPONENT = Seq(
+_EXPONENT: Final = Seq(
     (
         Repeat(Bytes(((0, 0xFF),)), 0, None),
         Bytes(((0x45, 0x45), (0x65, 0x65))),
         Repeat(Bytes(((0, 0xFF),)), 0, None),
     )
 )
-_MAX_PYTHON_STATES = 4000
+_MAX_PYTHON_STATES: Final = 4000
 
 
 def _subtract(conv: Converter, pos: Expr, neg: Expr, group: tuple[str, ...], pointer: str) -> Expr:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Final
 
 from ...ir import (
     Alt,
@@ -44,7 +45,7 @@ class Fragment:
 
 
 # The most states an automaton built here may have (past it: OverflowError, "too large").
-MAX_NFA_STATES = 200_000
+MAX_NFA_STATES: Final = 200_000
 
 
 class NFA:

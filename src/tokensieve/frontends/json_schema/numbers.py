@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
+from typing import Final
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import EMPTY, NOTHING, Bytes, Expr, Grammar, Repeat, alt, byte_range, literal, optional, seq
@@ -28,13 +29,13 @@ from .digits import fixed_width
 
 __all__ = ["NumberSpec", "any_number", "number_expr", "uint_range"]
 
-_DIGIT = Bytes(((0x30, 0x39),))
-_NONZERO = Bytes(((0x31, 0x39),))
-_DIGITS = Repeat(_DIGIT, 0, None)
-_MINUS = literal("-")
-_ZERO_FRACTION = seq(literal("."), Repeat(literal("0"), 1, None))
-_ANY_FRACTION = optional(seq(literal("."), Repeat(_DIGIT, 1, None)))
-_EXPONENT = seq(
+_DIGIT: Final = Bytes(((0x30, 0x39),))
+_NONZERO: Final = Bytes(((0x31, 0x39),))
+_DIGITS: Final = Repeat(_DIGIT, 0, None)
+_MINUS: Final = literal("-")
+_ZERO_FRACTION: Final = seq(literal("."), Repeat(literal("0"), 1, None))
+_ANY_FRACTION: Final = optional(seq(literal("."), Repeat(_DIGIT, 1, None)))
+_EXPONENT: Final = seq(
     Bytes(((0x45, 0x45), (0x65, 0x65))),
     optional(Bytes(((0x2B, 0x2B), (0x2D, 0x2D)))),
     Repeat(_DIGIT, 1, None),
@@ -291,7 +292,7 @@ class NumberSpec:
         self.zero_fraction_integers = zero_fraction_integers
 
 
-_MAX_MODULUS = 2000
+_MAX_MODULUS: Final = 2000
 
 
 def number_expr(spec: NumberSpec, grammar: Grammar, hint: str = "number") -> Expr:

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import EMPTY, NOTHING, SEAM, Alt, Difference, Expr, Repeat, Seq, Unordered, alt, literal, seq
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Member", "any_object", "member_rule", "object_expr", "object_value"]
 
-_MAX_PATTERN_REGIONS = 4  # patternProperties regions = subsets of patterns: 2^k
+_MAX_PATTERN_REGIONS: Final = 4  # patternProperties regions = subsets of patterns: 2^k
 
 
 @dataclass

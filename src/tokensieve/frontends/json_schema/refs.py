@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Any
+from typing import Any, Final
 from urllib.parse import unquote, urldefrag, urljoin
 
 from ...errors import UnsupportedSchemaError
@@ -43,10 +43,10 @@ __all__ = [
     "names_no_resources",
 ]
 
-ROOT_URI = "https://tokensieve.invalid/schema.json"  # urljoin needs a hierarchical scheme
+ROOT_URI: Final = "https://tokensieve.invalid/schema.json"  # urljoin needs a hierarchical scheme
 
 # Keywords whose value is a subschema / a list / a map of subschemas (draft 2020-12 and older).
-SUBSCHEMA = {
+SUBSCHEMA: Final = {
     "additionalProperties",
     "propertyNames",
     "items",
@@ -60,8 +60,8 @@ SUBSCHEMA = {
     "unevaluatedProperties",
     "contentSchema",
 }
-SUBSCHEMA_LIST = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
-SUBSCHEMA_MAP = {
+SUBSCHEMA_LIST: Final = {"allOf", "anyOf", "oneOf", "prefixItems", "items"}
+SUBSCHEMA_MAP: Final = {
     "properties",
     "patternProperties",
     "$defs",
@@ -74,9 +74,9 @@ SUBSCHEMA_MAP = {
 # The keys that make a subschema a resource or name it (see Resolver._index), as JSON spells
 # them without escapes; and an escape of an ASCII character, which could spell one otherwise
 # (escapes of other characters, which json.dumps writes for every non-ASCII one, cannot).
-_RESOURCE_KEYS = ('"$id"', '"$anchor"', '"$dynamicAnchor"')
-_ASCII_ESCAPE = re.compile(r"\\u00[0-7]")
-_ASCII_ESCAPE_BYTES = re.compile(rb"\\u00[0-7]")
+_RESOURCE_KEYS: Final = ('"$id"', '"$anchor"', '"$dynamicAnchor"')
+_ASCII_ESCAPE: Final = re.compile(r"\\u00[0-7]")
+_ASCII_ESCAPE_BYTES: Final = re.compile(rb"\\u00[0-7]")
 
 
 def names_no_resources(text: str | bytes) -> bool:

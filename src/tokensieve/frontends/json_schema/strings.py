@@ -38,6 +38,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Final
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import (
@@ -70,9 +71,11 @@ __all__ = [
 
 CpRanges = tuple[tuple[int, int], ...]
 
-_SHORT_ESCAPES = {0x22: '"', 0x5C: "\\", 0x2F: "/", 0x08: "b", 0x0C: "f", 0x0A: "n", 0x0D: "r", 0x09: "t"}
-_MUST_ESCAPE: CpRanges = ((0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C))
-_QUOTE = literal('"')
+_SHORT_ESCAPES: Final = {
+    0x22: '"', 0x5C: "\\", 0x2F: "/", 0x08: "b", 0x0C: "f", 0x0A: "n", 0x0D: "r", 0x09: "t"
+}
+_MUST_ESCAPE: Final[CpRanges] = ((0x00, 0x1F), (0x22, 0x22), (0x5C, 0x5C))
+_QUOTE: Final = literal('"')
 
 
 def _subtract(ranges: Sequence[tuple[int, int]], remove: CpRanges) -> list[tuple[int, int]]:
@@ -150,7 +153,7 @@ def escaped_chars(ranges: CpRanges) -> Expr:
     return alt(*options)
 
 
-ANY_CHAR: Expr = escaped_chars(((0, 0x10FFFF),))
+ANY_CHAR: Final[Expr] = escaped_chars(((0, 0x10FFFF),))
 """One character of a JSON string, in any spelling."""
 
 
@@ -167,7 +170,7 @@ def json_literal_string(value: str) -> Expr:
     return seq(_QUOTE, *map(_spelled_char, value), _QUOTE)
 
 
-_SPELLED_CHARS: dict[str, Expr] = {}  # by character: property names repeat a few dozen
+_SPELLED_CHARS: Final[dict[str, Expr]] = {}  # by character: property names repeat a few dozen
 
 
 def _spelled_char(c: str) -> Expr:
@@ -328,7 +331,7 @@ def char_graph(dfa: DFA) -> CharGraph:
     return CharGraph(edges, [dfa.accept[s] for s in order])
 
 
-_LEADS = ((0x00, 0x7F, 0), (0xC2, 0xDF, 1), (0xE0, 0xEF, 2), (0xF0, 0xF4, 3))
+_LEADS: Final = ((0x00, 0x7F, 0), (0xC2, 0xDF, 1), (0xE0, 0xEF, 2), (0xF0, 0xF4, 3))
 
 
 def _decode(dfa: DFA, s: int) -> list[tuple[int, int, int]]:
@@ -525,7 +528,7 @@ class _RecentStrings:
                 self._entries.popitem(last=False)
 
 
-_LENGTHS_BUILT = _RecentStrings(128)
+_LENGTHS_BUILT: Final = _RecentStrings(128)
 
 
 def _with_length(spec: StringSpec, graph: CharGraph, grammar: Grammar, hint: str) -> Expr:
