@@ -266,7 +266,45 @@ def test_dfa_to_automaton_is_the_labeled_graph_s_automaton() -> None:
     for _ in range(300):
         dfa = _random_dfa(rng, rng.randint(1, 12))
         for d in (dfa, dfa.minimize()):
-            assert d.to_automaton() == d.labeled().to_automaton()
+            assert d.to_automaton() == d.labeled()._through_nfa()
+
+
+def _same_language(a: Expr, b: Expr) -> bool:
+    da, db = dfa_from_expr(a), dfa_from_expr(b)  # minimal and numbered alike: equal iff same language
+    return da.trans == db.trans and da.accept == db.accept
+
+
+def test_laid_out_labels_give_the_nfa_route_s_language() -> None:
+    """``LabeledGraph.to_automaton`` lays each label's DFA out once per (label, target) when
+    every label is non-empty and prefix-free (one character's JSON spellings are): random
+    graphs over such labels, sharing labels and targets, accept what the Thompson-NFA route
+    accepts. A label with the empty word or with a word that extends another is left to
+    that route."""
+    from tokensieve.frontends.json_schema.labeled import LabeledGraph
+    from tokensieve.frontends.json_schema.strings import escaped_chars
+
+    labels = [
+        escaped_chars(((0x22, 0x22), (0x41, 0x5A))),  # quote (escaped) and capitals
+        escaped_chars(((0x00, 0x1F),)),  # control characters: \b, \n..., \u00XX
+        escaped_chars(((0xE9, 0xE9), (0x4E2D, 0x4E2D), (0x1F600, 0x1F600))),  # 2, 3 and 4 bytes
+        parse_regex("ab|c(de)*f"),  # prefix-free, with a loop that re-enters no start
+        Bytes(((0x30, 0x39),)),
+    ]
+    rng = random.Random(13)
+    for _ in range(60):
+        n = rng.randint(1, 8)
+        edges = [
+            {t: rng.choice(labels) for t in rng.sample(range(n), rng.randint(0, min(n, 3)))} for _ in range(n)
+        ]
+        accept = [rng.random() < 0.4 for _ in range(n)]
+        graph = LabeledGraph(edges, accept)
+        laid = graph._laid_out()
+        assert laid is not None
+        assert _same_language(laid, graph._through_nfa())
+    for bad in (parse_regex("a|ab"), parse_regex("a?"), Repeat(Bytes(((0x61, 0x61),)), 0, None)):
+        graph = LabeledGraph([{1: bad}, {}], [False, True])
+        assert graph._laid_out() is None
+        assert _same_language(graph.to_automaton(), graph._through_nfa())
 
 
 def test_large_graphs_become_automata_without_state_elimination() -> None:

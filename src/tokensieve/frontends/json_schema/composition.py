@@ -146,12 +146,25 @@ def types_of(conj: list[Location]) -> frozenset[str]:
         allowed = schema_types(schema)
         if allowed is not TYPES:
             types = allowed if types is TYPES else types & allowed
-        for key in ("enum", "const"):
-            if key in schema:
-                values = schema[key] if key == "enum" else [schema[key]]
-                if isinstance(values, list):
-                    types &= frozenset().union(*(_value_types(v) for v in values))
+        if "enum" in schema:
+            values = schema["enum"]
+            if isinstance(values, list):
+                types &= _values_types(values)
+        if "const" in schema:
+            types &= _value_types(schema["const"])
     return types
+
+
+def _values_types(values: list[Any]) -> frozenset[str]:
+    """The JSON types of an enum's values. One pass that makes no set while the values keep
+    to the types seen so far: an enum of 24 strings was a fifth of Github_medium o62056's
+    front-end when each value made its own set for a union."""
+    out = _NO_TYPES
+    for value in values:
+        kind = _value_types(value)
+        if kind is not out and not kind <= out:
+            out = kind if out is _NO_TYPES else out | kind
+    return out
 
 
 _NO_TYPES: Final[frozenset[str]] = frozenset()
@@ -165,6 +178,8 @@ _OBJECT: Final = frozenset({"object"})
 
 
 def _value_types(value: Any) -> frozenset[str]:
+    if isinstance(value, str):  # the usual enum value first
+        return _STRING
     if value is None:
         return _NULL
     if isinstance(value, bool):
