@@ -3,6 +3,7 @@
 #include <nanobind/stl/shared_ptr.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include "bind.hpp"
@@ -51,7 +52,39 @@ void bind_dfa(nb::module_& m) {
           },
           "The transitions as rows of maximal byte ranges: (edge_begin, lo, hi, target, accepting);\n"
           "state s has edges edge_begin[s] .. edge_begin[s + 1], state 0 starts; no states for the\n"
-          "empty language.");
+          "empty language.")
+      .def(
+          "label_groups",
+          [](const Dfa& d) {
+            const RangeRows rows = to_ranges(d);
+            LabelGroups groups = label_groups(rows);
+            std::vector<std::vector<std::pair<int32_t, int32_t>>> sets(groups.set_begin.size() - 1);
+            for (size_t i = 0; i + 1 < groups.set_begin.size(); ++i) {
+              for (int32_t r = groups.set_begin[i]; r < groups.set_begin[i + 1]; ++r) {
+                sets[i].emplace_back(groups.set_lo[r], groups.set_hi[r]);
+              }
+            }
+            // The rows' words, as bytes: equal for equal DFAs, so a key of the automaton's content.
+            std::string key;
+            const auto put = [&key](const std::vector<int32_t>& words) {
+              const int32_t n = static_cast<int32_t>(words.size());
+              key.append(reinterpret_cast<const char*>(&n), sizeof n);
+              key.append(reinterpret_cast<const char*>(words.data()), words.size() * sizeof(int32_t));
+            };
+            put(rows.edge_begin);
+            put(rows.lo);
+            put(rows.hi);
+            put(rows.target);
+            key.append(rows.accepting.begin(), rows.accepting.end());
+            std::vector<bool> accepting(groups.accepting.begin(), groups.accepting.end());
+            return std::make_tuple(std::move(accepting), std::move(groups.group_begin), std::move(groups.group_target),
+                                   std::move(groups.group_set), std::move(sets), nb::bytes(key.data(), key.size()));
+          },
+          "The edges grouped by target, for an IR automaton: (accepting, group_begin, group_target,\n"
+          "group_set, sets, key). State s has groups group_begin[s] .. group_begin[s + 1], one per\n"
+          "target in the order of its lowest byte; group g's bytes are the ranges sets[group_set[g]]\n"
+          "(distinct lists of (lo, hi), numbered as first met). An empty language has one state\n"
+          "without groups. `key`: the transitions as bytes, equal for equal automata.");
 
   m.def(
       "determinize_ranges",

@@ -1,6 +1,7 @@
 // L(left) op L(right): the product of two DFAs, as an automaton or (a difference) an
 // OP_AUTOMATON fragment; and a DFA's transitions as byte ranges.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <utility>
@@ -488,6 +489,48 @@ RangeRows to_ranges(const Dfa& dfa) {
     rows.edge_begin.push_back(static_cast<int32_t>(rows.lo.size()));
   }
   return rows;
+}
+
+LabelGroups label_groups(const RangeRows& rows) {
+  LabelGroups out;
+  const size_t n = rows.accepting.size();
+  if (n == 0) {  // the empty language
+    out.accepting.push_back(0);
+    out.group_begin.push_back(0);
+    return out;
+  }
+  out.accepting = rows.accepting;
+  std::map<std::vector<int32_t>, int32_t> set_ids;  // (lo, hi, lo, hi...) -> its number
+  std::vector<int32_t> targets;                     // this row's targets, as first met
+  std::vector<std::vector<int32_t>> ranges;         // and their ranges
+  for (size_t s = 0; s < n; ++s) {
+    targets.clear();
+    for (int32_t e = rows.edge_begin[s]; e < rows.edge_begin[s + 1]; ++e) {
+      const auto it = std::find(targets.begin(), targets.end(), rows.target[e]);
+      const size_t g = static_cast<size_t>(it - targets.begin());
+      if (it == targets.end()) {
+        targets.push_back(rows.target[e]);
+        if (ranges.size() < targets.size()) ranges.emplace_back();
+        ranges[g].clear();
+      }
+      ranges[g].push_back(rows.lo[e]);
+      ranges[g].push_back(rows.hi[e]);
+    }
+    for (size_t g = 0; g < targets.size(); ++g) {
+      const auto [it, fresh] = set_ids.try_emplace(ranges[g], static_cast<int32_t>(set_ids.size()));
+      if (fresh) {
+        for (size_t i = 0; i < ranges[g].size(); i += 2) {
+          out.set_lo.push_back(ranges[g][i]);
+          out.set_hi.push_back(ranges[g][i + 1]);
+        }
+        out.set_begin.push_back(static_cast<int32_t>(out.set_lo.size()));
+      }
+      out.group_target.push_back(targets[g]);
+      out.group_set.push_back(it->second);
+    }
+    out.group_begin.push_back(static_cast<int32_t>(out.group_target.size()));
+  }
+  return out;
 }
 
 }  // namespace tokensieve

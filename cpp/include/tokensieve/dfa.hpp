@@ -165,4 +165,19 @@ Dfa product_dfa(const Dfa& left, const Dfa& right, ProductOp op, int32_t max_sta
 // The rows of `dfa` (dfa_product.cpp); no states for the empty language.
 RangeRows to_ranges(const Dfa& dfa);
 
+// A DFA's edges grouped by target, the shape of an IR automaton's rows: state s has groups
+// group_begin[s] .. group_begin[s + 1], one per target in the order of the target's lowest byte;
+// a group's bytes are range list group_set[g], whose ranges are set_begin[i] .. set_begin[i + 1]
+// of set_lo/set_hi (maximal ranges, ascending). Equal range lists are one list, numbered as first
+// met, so that a caller makes one byte-set object per distinct list. An empty language has one
+// state, without groups and not accepting.
+struct LabelGroups {
+  std::vector<int32_t> group_begin{0}, group_target, group_set;
+  std::vector<int32_t> set_begin{0}, set_lo, set_hi;
+  std::vector<uint8_t> accepting;
+};
+
+// The groups of `dfa` (dfa_product.cpp), from its rows `rows` (to_ranges(dfa)).
+LabelGroups label_groups(const RangeRows& rows);
+
 }  // namespace tokensieve

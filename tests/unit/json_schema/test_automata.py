@@ -393,3 +393,29 @@ def test_finite_words_match_the_words_spelled_out_path_by_path() -> None:
     assert names.finite_words(4) == [b"alpha", b"b", b"beta", b"gamma"]
     assert names.finite_words(3) is None
     assert dfa_from_expr(parse_regex("a[b-z]")).finite_words(10) is None  # an edge of 25 bytes
+
+
+def test_native_label_groups_are_the_rows_grouped_in_python() -> None:
+    """A DFA that came out of a native operation reads its label rows from the native side's
+    grouping (distinct byte sets as one node each) and its content key as bytes: the rows
+    must be what grouping its Python rows gives (targets in the order of their lowest byte,
+    the empty language included), and the keys equal exactly for equal automata."""
+    from tokensieve.frontends.json_schema.automata import _labels_by_target
+
+    rng = random.Random(17)
+    keys: dict[object, tuple[tuple[tuple[int, int, int], ...], ...]] = {}
+    empty = 0
+    for _ in range(400):
+        dfa = _random_dfa(rng, rng.randint(1, 10)).minimize()
+        assert dfa._native_rows
+        expected = [_labels_by_target(row) for row in dfa.trans]
+        assert dfa.label_rows() == expected
+        key, groups = dfa.content_key()
+        assert isinstance(key, bytes) and groups is not None
+        assert dfa.label_rows(groups) == expected
+        content = (dfa.trans, dfa.accept)
+        assert keys.setdefault(key, content) == content  # one key, one automaton
+        empty += dfa.is_empty()
+    assert empty and len(keys) > 100
+    raw = _random_dfa(rng, 6)  # rows made in Python: grouped in Python, keyed by their tuples
+    assert not raw._native_rows and raw.content_key()[1] is None

@@ -102,6 +102,9 @@ class DFA:
         # The native DFA of the same language (minimal; numbered like this one when this one
         # came out of an operation here).
         self._native: Any = native
+        # Whether the rows are the native DFA's (this one came out of an operation here):
+        # then the native side can also give them grouped (:meth:`label_rows_and_key`).
+        self._native_rows = trans is None
 
     @property
     def size(self) -> int:
@@ -206,12 +209,35 @@ class DFA:
 
     # -- back to the IR -------------------------------------------------------------
 
-    def label_rows(self) -> list[list[tuple[int, Bytes]]]:
+    def label_rows(self, groups: Any = None) -> list[list[tuple[int, Bytes]]]:
         """Per state, its edges as one byte-set label per target (:func:`_labels_by_target`):
         what :meth:`labeled` and :meth:`to_automaton` are made of. Not kept on the DFA: the
         caches keep thousands of automata alive, and these lists would be objects for the
-        cyclic collector to walk."""
-        return [_labels_by_target(row) for row in self.trans]
+        cyclic collector to walk.
+
+        For a DFA that came out of an operation here the native side groups the edges
+        (``groups``: what :meth:`content_key` read, else read here), and each distinct byte
+        set becomes one node: grouping rows of Python tuples took a third of the front-end of
+        schemas that subtract long strings (Github_easy o65510)."""
+        if groups is None and self._native_rows:
+            groups = self._native.label_groups()
+        if groups is None:
+            return [_labels_by_target(row) for row in self.trans]
+        accepting, begin, target, label, sets, _ = groups
+        labels = [byte_set(tuple(ranges)) for ranges in sets]
+        return [
+            [(target[g], labels[label[g]]) for g in range(begin[s], begin[s + 1])]
+            for s in range(len(accepting))
+        ]
+
+    def content_key(self) -> tuple[object, Any]:
+        """A key of this automaton's content, its rows and accepting states (equal keys for
+        equal automata), and the native groups it was read from (for :meth:`label_rows`;
+        None for rows made in Python, whose key is made of their tuples)."""
+        if not self._native_rows:
+            return (tuple(tuple(row) for row in self.trans), tuple(self.accept)), None
+        groups = self._native.label_groups()
+        return groups[5], groups
 
     def labeled(self, rows: list[list[tuple[int, Bytes]]] | None = None) -> LabeledGraph:
         """This DFA as a graph whose edge labels are byte sets (from :meth:`label_rows`,
@@ -262,7 +288,10 @@ class DFA:
         expr = _regular_ir(self)
         if expr is None:  # too many byte-level states: left-linear rules stay exact
             return self.labeled().to_rules(grammar, hint)
-        _remember(expr, self)
+        # By object only: the key by value would be the expression's regex program, written
+        # out label by label (a fifth of Github_easy o65510's front-end), and _regular_ir
+        # gives this very object again for an equal automaton.
+        _remember(expr, self, by_value=False)
         return expr
 
     def finite_words(self, limit: int) -> list[bytes] | None:
@@ -441,10 +470,11 @@ def _size_up_to(expr: Expr, cap: int) -> int:
     return min(size, cap)
 
 
-def _remember(expr: Expr, dfa: DFA, program: bytes = b"") -> None:
+def _remember(expr: Expr, dfa: DFA, program: bytes = b"", by_value: bool = True) -> None:
     """Cache ``dfa`` as the minimal DFA of ``expr``, whose regex program is ``program``
-    (computed here when not given; least recently used entries go first)."""
-    if not program:
+    (computed here when not given; least recently used entries go first). ``by_value``:
+    also under that program, for equal expressions made anew."""
+    if by_value and not program:
         try:
             program = _program(expr)
         except (LimitExceeded, NotRegular):  # (what only rules express: remembered by object)
@@ -539,7 +569,7 @@ def _regular_ir(dfa: DFA) -> Expr | None:
     (every arm of a oneOf, every level of a nested not), so the DFAs are new objects but
     equal; state elimination of a few hundred states costs milliseconds each time.
     """
-    key = (tuple(tuple(row) for row in dfa.trans), tuple(dfa.accept))
+    key, groups = dfa.content_key()
     with _DFA_LOCK:
         if key in _REGULAR_IR:
             known: Expr | None = _REGULAR_IR.get(key)
@@ -548,7 +578,7 @@ def _regular_ir(dfa: DFA) -> Expr | None:
     # takes (LabeledGraph.to_expr gives up on it unseen) goes straight to the automaton: the
     # spelling automata of a subtracted string have thousands of edges, and grouping their
     # rows twice was a third of such a schema's front-end (Github_easy o65510).
-    rows = dfa.label_rows()
+    rows = dfa.label_rows(groups)
     expr: Expr | None = None
     if sum(map(len, rows)) <= MAX_ELIMINATION_EDGES:
         expr = dfa.labeled(rows).to_expr()
