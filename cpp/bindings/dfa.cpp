@@ -78,13 +78,15 @@ void bind_dfa(nb::module_& m) {
             key.append(rows.accepting.begin(), rows.accepting.end());
             std::vector<bool> accepting(groups.accepting.begin(), groups.accepting.end());
             return std::make_tuple(std::move(accepting), std::move(groups.group_begin), std::move(groups.group_target),
-                                   std::move(groups.group_set), std::move(sets), nb::bytes(key.data(), key.size()));
+                                   std::move(groups.group_set), std::move(sets), nb::bytes(key.data(), key.size()),
+                                   groups.walk_numbered);
           },
           "The edges grouped by target, for an IR automaton: (accepting, group_begin, group_target,\n"
-          "group_set, sets, key). State s has groups group_begin[s] .. group_begin[s + 1], one per\n"
-          "target in the order of its lowest byte; group g's bytes are the ranges sets[group_set[g]]\n"
-          "(distinct lists of (lo, hi), numbered as first met). An empty language has one state\n"
-          "without groups. `key`: the transitions as bytes, equal for equal automata.");
+          "group_set, sets, key, walk_numbered). State s has groups group_begin[s] .. group_begin[s + 1],\n"
+          "one per target in the order of its lowest byte; group g's bytes are the ranges\n"
+          "sets[group_set[g]] (distinct lists of (lo, hi), numbered as first met). An empty language\n"
+          "has one state without groups. `key`: the transitions as bytes, equal for equal automata.\n"
+          "`walk_numbered`: whether a breadth-first walk over the groups meets the states in order.");
 
   m.def(
       "determinize_ranges",

@@ -497,6 +497,7 @@ LabelGroups label_groups(const RangeRows& rows) {
   if (n == 0) {  // the empty language
     out.accepting.push_back(0);
     out.group_begin.push_back(0);
+    out.walk_numbered = true;
     return out;
   }
   out.accepting = rows.accepting;
@@ -529,6 +530,21 @@ LabelGroups label_groups(const RangeRows& rows) {
       out.group_set.push_back(it->second);
     }
     out.group_begin.push_back(static_cast<int32_t>(out.group_target.size()));
+  }
+  // A walk meets the states in number order exactly when each group's target is at most one
+  // past the highest state met so far (and then every state is met once the walk ends).
+  int32_t met = 0;  // states 0 .. met have been met
+  out.walk_numbered = true;
+  for (size_t s = 0; s < n && out.walk_numbered; ++s) {
+    if (static_cast<int32_t>(s) > met) out.walk_numbered = false;  // nothing led here
+    for (int32_t g = out.group_begin[s]; g < out.group_begin[s + 1] && out.walk_numbered; ++g) {
+      const int32_t t = out.group_target[g];
+      if (t == met + 1) {
+        ++met;
+      } else if (t > met) {
+        out.walk_numbered = false;
+      }
+    }
   }
   return out;
 }

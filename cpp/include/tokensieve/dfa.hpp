@@ -175,6 +175,10 @@ struct LabelGroups {
   std::vector<int32_t> group_begin{0}, group_target, group_set;
   std::vector<int32_t> set_begin{0}, set_lo, set_hi;
   std::vector<uint8_t> accepting;
+  // Whether the states are numbered in the order a breadth-first walk from state 0 meets them,
+  // each state's groups in order, and every state is met: then an IR automaton built from the
+  // groups has the numbering a walk would give it, with no renumbering.
+  bool walk_numbered = false;
 };
 
 // The groups of `dfa` (dfa_product.cpp), from its rows `rows` (to_ranges(dfa)).

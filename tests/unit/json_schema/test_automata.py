@@ -415,6 +415,10 @@ def test_native_label_groups_are_the_rows_grouped_in_python() -> None:
         assert dfa.label_rows(groups) == expected
         content = (dfa.trans, dfa.accept)
         assert keys.setdefault(key, content) == content  # one key, one automaton
+        # Numbered as a walk numbers them: the automaton is the groups as they are, the
+        # automaton the walk over the rows builds.
+        assert groups[6]
+        assert dfa.to_automaton() == dfa.to_automaton(expected) == DFA(dfa.trans, dfa.accept).to_automaton()
         empty += dfa.is_empty()
     assert empty and len(keys) > 100
     raw = _random_dfa(rng, 6)  # rows made in Python: grouped in Python, keyed by their tuples

@@ -223,8 +223,8 @@ class DFA:
             groups = self._native.label_groups()
         if groups is None:
             return [_labels_by_target(row) for row in self.trans]
-        accepting, begin, target, label, sets, _ = groups
-        labels = [byte_set(tuple(ranges)) for ranges in sets]
+        accepting, begin, target, label, sets = groups[:5]
+        labels = _group_labels(sets)
         return [
             [(target[g], labels[label[g]]) for g in range(begin[s], begin[s + 1])]
             for s in range(len(accepting))
@@ -247,16 +247,29 @@ class DFA:
         edges: list[dict[int, Expr]] = [dict(row) for row in rows]
         return LabeledGraph(edges, list(self.accept))
 
-    def to_automaton(self, rows: list[list[tuple[int, Bytes]]] | None = None) -> Automaton:
+    def to_automaton(
+        self, rows: list[list[tuple[int, Bytes]]] | None = None, groups: Any = None
+    ) -> Automaton:
         """This DFA as an IR :class:`~tokensieve.ir.Automaton`: what
         ``self.labeled().to_automaton()`` gives (states in the order that discovers them,
         each row's targets in the order of their lowest byte), without the Thompson NFA and
         its closures, which a graph whose labels are byte sets does not need. ``rows``:
-        :meth:`label_rows`, when the caller has them already."""
-        if len(self.accept) + 1 > MAX_NFA_STATES:  # where that NFA would overflow
+        :meth:`label_rows`, when the caller has them already; ``groups``: the native groups
+        (:meth:`content_key`), read here for a DFA that came out of an operation here.
+
+        Such a DFA is numbered as that walk would number it (the native side says so), so
+        its groups are the automaton's flat rows as they are, with no walk in Python."""
+        if groups is None and rows is None and self._native_rows:
+            groups = self._native.label_groups()
+        accept: Sequence[bool] = self.accept if groups is None else groups[0]
+        if len(accept) + 1 > MAX_NFA_STATES:  # where that NFA would overflow
             raise OverflowError("automaton too large")
+        if groups is not None and groups[6]:
+            accepting, begin, target, label, sets = groups[:5]
+            labels = _group_labels(sets)
+            return Automaton(tuple(accepting), tuple(begin), tuple([labels[k] for k in label]), tuple(target))
         if rows is None:
-            rows = self.label_rows()
+            rows = self.label_rows(groups)
         index = {0: 0}
         order = [0]
         states: list[tuple[bool, tuple[tuple[Bytes, int], ...]]] = []
@@ -270,7 +283,7 @@ class DFA:
                     index[t] = len(order)
                     order.append(t)
                 row.append((label, index[t]))
-            states.append((self.accept[s], tuple(row)))
+            states.append((accept[s], tuple(row)))
         return Automaton.of(states)
 
     def to_ir(self, grammar: Grammar, hint: str) -> Expr:
@@ -349,6 +362,11 @@ class DFA:
 
 
 _BYTE: Final = [bytes((b,)) for b in range(256)]  # each byte as a one-byte string
+
+
+def _group_labels(sets: list[list[tuple[int, int]]]) -> list[Bytes]:
+    """The byte-set node of each distinct range list of native label groups."""
+    return [byte_set(tuple(ranges)) for ranges in sets]
 
 
 def _labels_by_target(row: Sequence[Edge]) -> list[tuple[int, Bytes]]:
@@ -578,13 +596,16 @@ def _regular_ir(dfa: DFA) -> Expr | None:
     # takes (LabeledGraph.to_expr gives up on it unseen) goes straight to the automaton: the
     # spelling automata of a subtracted string have thousands of edges, and grouping their
     # rows twice was a third of such a schema's front-end (Github_easy o65510).
-    rows = dfa.label_rows(groups)
+    # Native groups count the edges without the rows, which a large automaton never needs.
+    rows = None if groups is not None else dfa.label_rows()
+    edges = len(groups[2]) if groups is not None else sum(map(len, rows or ()))
     expr: Expr | None = None
-    if sum(map(len, rows)) <= MAX_ELIMINATION_EDGES:
+    if edges <= MAX_ELIMINATION_EDGES:
+        rows = rows if rows is not None else dfa.label_rows(groups)
         expr = dfa.labeled(rows).to_expr()
     if expr is None:
         try:
-            expr = dfa.to_automaton(rows)
+            expr = dfa.to_automaton(rows, groups)
         except OverflowError:
             expr = None
     with _DFA_LOCK:
