@@ -1,10 +1,11 @@
 """The converter's quick verdict for enum/const filtering agrees with jsonschema.
 
 ``Converter.quick_verdict`` answers "is this value valid here?" without a validator when the
-schema holds only ``type``, ``enum``, ``const``, size bounds, ``not`` and ``$ref`` (of such
-schemas) and inert keywords (the usual ``{"type": "string", "enum": [...]}``, or a ``not``
-around one), and defers (None) otherwise. Each answer it gives must be jsonschema's, under every draft the
-root declares.
+schema holds only ``type``, ``enum``, ``const``, size bounds, ``not``, ``allOf``, ``anyOf``,
+``oneOf`` and ``$ref`` (of such schemas), keywords for other kinds of values than the one
+checked, keywords the validator does not know, and inert keywords (the usual
+``{"type": "string", "enum": [...]}``, or a ``not`` around one), and defers (None) otherwise.
+Each answer it gives must be jsonschema's, under every draft the root declares.
 """
 
 from __future__ import annotations
@@ -48,14 +49,29 @@ keywords: dict[str, Any] = {
     "minProperties": st.integers(0, 2),
     "format": st.just("email"),
     "$ref": st.just("#/$defs/listed"),
+    # Keywords of one kind of value (vacuous for the others), and a vendor's annotation
+    # (unknown to every draft, so ignored).
+    "pattern": st.just("^a"),
+    "maximum": st.integers(-2, 2),
+    "items": st.just({"type": "string"}),
+    "uniqueItems": st.booleans(),
+    "properties": st.just({"a": {"type": "null"}}),
+    "required": st.just(["a"]),
+    "supportedTypes": json_values,
 }
 
 
 def _schemas(optional: dict[str, Any]) -> Any:
     return st.recursive(
         st.booleans() | st.fixed_dictionaries({}, optional=optional),
-        lambda inner: st.fixed_dictionaries({"not": inner}, optional=optional),
-        max_leaves=3,
+        lambda inner: st.one_of(
+            st.fixed_dictionaries({"not": inner}, optional=optional),
+            *(
+                st.fixed_dictionaries({key: st.lists(inner, min_size=1, max_size=3)}, optional=optional)
+                for key in ("allOf", "anyOf", "oneOf")
+            ),
+        ),
+        max_leaves=4,
     )
 
 
@@ -103,6 +119,15 @@ def test_every_verdict_is_jsonschemas(value: Any, schema: Any, listed: Any, draf
         ("b", {"type": "strnig", "const": "a"}, None),  # jsonschema finds the schema in error
         ("a", {"not": {"minLength": 5}}, True),
         ("a", {"not": {"pattern": "a"}}, None),
+        ("a", {"type": "string", "items": {"type": "integer"}, "maximum": 0}, True),  # not for strings
+        ([1], {"items": {"type": "string"}}, None),
+        (1, {"type": "string", "pattern": "("}, False),  # the type decides
+        ("a", {"supportedTypes": ["x"], "type": "string"}, True),  # a vendor's keyword
+        ({"a": 1}, {"required": ["a"], "minLength": 3}, None),
+        ("a", {"anyOf": [{"type": "integer"}, {"const": "a"}]}, True),
+        ("a", {"oneOf": [{"type": "string"}, {"const": "a"}]}, False),  # two arms hold
+        ("a", {"allOf": [{"type": "string"}, {"pattern": "a"}]}, None),
+        ("a", {"anyOf": [{"type": "integer"}, {"pattern": "a"}]}, None),
     ],
 )
 def test_it_answers_the_usual_enum_checks_and_defers_the_rest(value: Any, schema: Any, verdict: Any) -> None:

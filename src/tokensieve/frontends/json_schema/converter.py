@@ -92,6 +92,54 @@ _JSON_TYPES: Final[dict[type, frozenset[str]]] = {
 # (the front-end's own marks among them), unknown to every draft, so no validator applies it.
 _INERT: Final = _ANNOTATIONS | {"$schema", "$id", "id", "$anchor", "$defs", "definitions"}
 _MAX_VERDICT_DEPTH: Final = 16  # nested "not" and "$ref" followed by the quick verdict
+# Keywords that constrain one kind of value only, and hold for every other kind in every draft
+# (``format`` is not among them: a format checker decides what it applies to). Kinds are
+# named by :func:`_value_kind`.
+_ONLY_FOR: Final[dict[str, type]] = {
+    **dict.fromkeys(
+        ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "divisibleBy"), float
+    ),
+    "pattern": str,
+    **dict.fromkeys(
+        ("items", "prefixItems", "additionalItems", "contains", "minContains", "maxContains", "uniqueItems"),
+        list,
+    ),
+    "unevaluatedItems": list,
+    **dict.fromkeys(
+        ("properties", "patternProperties", "additionalProperties", "required", "propertyNames"), dict
+    ),
+    **dict.fromkeys(
+        ("dependencies", "dependentRequired", "dependentSchemas", "unevaluatedProperties"), dict
+    ),
+}
+
+
+_COMBINATORS: Final = frozenset({"allOf", "anyOf", "oneOf"})
+
+
+def _combined_verdict(key: str, arms: list[bool | None]) -> bool | None:
+    """The verdict of ``allOf``/``anyOf``/``oneOf`` from its arms' verdicts; None when one is
+    unknown (jsonschema may find that arm in error before it finds the others' answer)."""
+    if None in arms:
+        return None
+    if key == "allOf":
+        return all(arms)
+    return any(arms) if key == "anyOf" else arms.count(True) == 1
+
+
+def _value_kind(value: Any) -> type:
+    """The kind of JSON value ``value`` is, as :data:`_ONLY_FOR` names kinds: ``float`` for a
+    number, ``str``, ``list``, ``dict``; ``object`` for null, booleans and anything else."""
+    if isinstance(value, bool):
+        return object
+    if isinstance(value, (int, float)):
+        return float
+    for kind in (str, list, dict):
+        if isinstance(value, kind):
+            return kind
+    return object
+
+
 # Size bounds: the kind of value each applies to (others pass it), and whether it is an upper one.
 _SIZE_BOUNDS: Final[dict[str, tuple[type, bool]]] = {
     "minLength": (str, False),
@@ -202,6 +250,7 @@ class Converter:
         self._all_of_rules: dict[tuple[tuple[int, BaseURI], ...], tuple[Expr, list[Location]]] = {}
         self._inlining: list[int] = []
         self._validator: Any = None
+        self._validated_keywords: frozenset[str] | None = None  # what that validator knows
         self._names = 0
         self._shared_rules: dict[Expr, Ref] = {}
         self._depth = 0  # $ref rules being built, nested
@@ -498,11 +547,22 @@ class Converter:
                 pointer=loc.pointer,
             ) from exc
 
+    def validated_keywords(self) -> frozenset[str]:
+        """The keywords the validator of :meth:`is_valid` knows (its draft's); it ignores others."""
+        if self._validated_keywords is None:
+            import jsonschema
+
+            cls = jsonschema.validators.validator_for(self.root, default=jsonschema.Draft202012Validator)
+            self._validated_keywords = frozenset(cls.VALIDATORS)
+        return self._validated_keywords
+
     def quick_verdict(self, value: Any, loc: Location, depth: int = 0) -> bool | None:
         """:meth:`is_valid` without a validator, when the schema at ``loc`` holds no keywords
-        but ``type``, ``enum``, ``const``, size bounds, ``not`` and ``$ref`` (of such schemas)
-        and inert ones (annotations, ids, definitions, extensions); None otherwise, or when one of them
-        leaves the answer to jsonschema (which may also find the schema in error).
+        but ``type``, ``enum``, ``const``, size bounds, ``not`` and ``$ref`` (of such schemas),
+        keywords for other kinds of values than ``value`` (:data:`_ONLY_FOR`), keywords the
+        validator does not know (it ignores them) and inert ones (annotations, ids,
+        definitions, extensions); None otherwise, or when one of them leaves the answer to
+        jsonschema (which may also find the schema in error).
 
         Filtering the values of one enum by the schemas around it asks this hundreds of
         times per schema; jsonschema took a tenth of some front-ends' time."""
@@ -515,9 +575,12 @@ class Converter:
         if self.draft <= 7 and isinstance(ref, str):
             schema = {"$ref": ref}  # up to draft-07 the siblings of $ref are ignored
         verdict = True
+        value_kind = _value_kind(value)
         for key, arg in schema.items():
             if key in _INERT or key.startswith("x-"):
                 continue
+            if key in _ONLY_FOR and _ONLY_FOR[key] is not value_kind:
+                continue  # a keyword for another kind of value (items, to a string)
             if key == "type":
                 holds = _type_verdict(value, arg)
             elif key == "enum" and isinstance(arg, list):
@@ -528,6 +591,12 @@ class Converter:
                 inner = Resolver.enter(arg, child_pointer(loc.pointer, "not"), loc.base)
                 negated = self.quick_verdict(value, inner, depth + 1)
                 holds = None if negated is None else not negated
+            elif key in _COMBINATORS and self.draft >= 4 and isinstance(arg, list) and arg:
+                arms = []
+                for i, sub in enumerate(arg):
+                    place = Resolver.enter(sub, child_pointer(loc.pointer, key, i), loc.base)
+                    arms.append(self.quick_verdict(value, place, depth + 1))
+                holds = _combined_verdict(key, arms)
             elif key in _SIZE_BOUNDS and type(arg) in (int, float) and (self.draft >= 4 or "Prop" not in key):
                 kind, upper = _SIZE_BOUNDS[key]
                 if not isinstance(value, (str, list, dict)) or not isinstance(value, kind):
@@ -540,6 +609,8 @@ class Converter:
                 except UnsupportedSchemaError:
                     return None  # jsonschema's error, or its reading, decides
                 holds = self.quick_verdict(value, target, depth + 1)
+            elif key not in self.validated_keywords():
+                continue  # unknown to the validator, which ignores it (a vendor's annotation)
             else:
                 return None
             if holds is None:
