@@ -251,6 +251,8 @@ class Converter:
         self._inlining: list[int] = []
         self._validator: Any = None
         self._validated_keywords: frozenset[str] | None = None  # what that validator knows
+        self.checked_schemas: set[int] = set()
+        """Ids of the schema objects :func:`.keywords.check_keywords` has passed (kept alive)."""
         self._names = 0
         self._shared_rules: dict[Expr, Ref] = {}
         self._depth = 0  # $ref rules being built, nested
@@ -359,27 +361,29 @@ class Converter:
     def ref_rule(self, target: Location) -> Expr:
         """A rule for a subschema (a ``$ref`` target...), made once; recursion refers back to it."""
         key = (id(target.schema), target.base)
-        if key not in self._ref_rules:
-            if target.schema is True or (isinstance(target.schema, dict) and is_trivial(target.schema)):
-                return self.any_value()
-            hint = "ref_" + _NOT_ALNUM.sub("_", target.pointer.rpartition("/")[2][:40])
-            name = self.fresh_name(hint or "ref")
-            self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
-            self._ref_rules[key] = Ref(name)
-            self._keep_alive.append(target.schema)
-            if self._depth >= _MAX_REF_DEPTH:
-                # Deep chains of definitions would exhaust the Python stack: build this one
-                # later from build()'s work list (its emptiness is then left to the grammar).
-                self._deferred.append((name, target))
-                return Ref(name)
-            self._depth += 1
-            try:
-                body = self.value(target)
-            finally:
-                self._depth -= 1
-            self.grammar.rules[name] = body
-            if body == NOTHING:
-                self._ref_rules[key] = NOTHING
+        made = self._ref_rules.get(key)
+        if made is not None:
+            return made
+        if target.schema is True or (isinstance(target.schema, dict) and is_trivial(target.schema)):
+            return self.any_value()
+        hint = "ref_" + _NOT_ALNUM.sub("_", target.pointer.rpartition("/")[2][:40])
+        name = self.fresh_name(hint or "ref")
+        self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
+        self._ref_rules[key] = Ref(name)
+        self._keep_alive.append(target.schema)
+        if self._depth >= _MAX_REF_DEPTH:
+            # Deep chains of definitions would exhaust the Python stack: build this one
+            # later from build()'s work list (its emptiness is then left to the grammar).
+            self._deferred.append((name, target))
+            return Ref(name)
+        self._depth += 1
+        try:
+            body = self.value(target)
+        finally:
+            self._depth -= 1
+        self.grammar.rules[name] = body
+        if body == NOTHING:
+            self._ref_rules[key] = NOTHING
         return self._ref_rules[key]
 
     def all_of(self, parts: list[Location]) -> Expr:
@@ -391,6 +395,8 @@ class Converter:
         """
         if not parts:
             return self.any_value()
+        if len(parts) == 1:  # the usual property: its own schema alone (see below)
+            return self._one_rule(parts[0])
         # A schema met twice at one location (a base object reached through two of the
         # conjuncts that extend it) adds nothing the second time: X and X is X, and the rule
         # for X alone is shared by every other use. (WashingtonPost wp_0: 420 of 642 merges
@@ -400,12 +406,7 @@ class Converter:
             by_key.setdefault((id(part.schema), part.base), part)
         parts = list(by_key.values())
         if len(parts) == 1:
-            # One rule per subschema met at a value position: an inline schema reached again
-            # through inlined references (anyOf [{$ref: A}] inside A) then ends in recursion.
-            try:
-                return self.ref_rule(parts[0])
-            except UnsatisfiableSchemaError:
-                return NOTHING
+            return self._one_rule(parts[0])
         key = tuple(by_key)
         if key in self._all_of_rules:
             return self._all_of_rules[key][0]
@@ -429,6 +430,15 @@ class Converter:
         self.grammar.rules[name] = body if ref.name == name else ref
         self._all_of_rules[key] = (ref, parts)
         return ref
+
+    def _one_rule(self, part: Location) -> Expr:
+        """:meth:`all_of` of one schema. One rule per subschema met at a value position: an
+        inline schema reached again through inlined references (anyOf [{$ref: A}] inside A)
+        then ends in recursion."""
+        try:
+            return self.ref_rule(part)
+        except UnsatisfiableSchemaError:
+            return NOTHING
 
     def any_value(self) -> Expr:
         """Any JSON value (the schema ``true``), as a recursive rule of this grammar.

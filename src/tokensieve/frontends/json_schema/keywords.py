@@ -136,8 +136,14 @@ COUNT_KEYWORDS: Final = (
 
 
 def check_keywords(conv: Converter, loc: Location) -> None:
-    """Reject keywords that cannot be enforced and obviously malformed keyword values."""
+    """Reject keywords that cannot be enforced and obviously malformed keyword values.
+
+    Once per schema object and conversion: a schema is entered several times (as a value,
+    then flattened, through each reference to it). One that fails is checked again at its
+    next visit, and fails again there."""
     schema = loc.schema
+    if id(schema) in conv.checked_schemas:
+        return
     for key, reason in UNSUPPORTED.items():
         if key in schema:
             conv.unsupported(reason, key, loc.pointer)
@@ -152,6 +158,8 @@ def check_keywords(conv: Converter, loc: Location) -> None:
     for key in COUNT_KEYWORDS:
         if key in schema and malformed_count(schema[key]):
             conv.unsupported(malformed_count_message(key, schema[key]), key, loc.pointer)
+    conv.checked_schemas.add(id(schema))
+    conv.keep_alive(schema)  # (its id is in the set)
 
 
 def malformed_count(value: Any) -> bool:
