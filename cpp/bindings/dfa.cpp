@@ -143,6 +143,15 @@ void bind_dfa(nb::module_& m) {
       "L(left) op L(right) as a minimal DFA: op is 'and', 'or' or 'minus'.");
 
   m.def(
+      "multiples_dfa",
+      [](int32_t modulus, int32_t scale, bool fraction_digits, int32_t max_states) {
+        nb::gil_scoped_release release;
+        return std::make_shared<Dfa>(multiples_dfa(modulus, scale, fraction_digits, max_states));
+      },
+      nb::arg("modulus"), nb::arg("scale"), nb::arg("fraction_digits"), nb::arg("max_states"),
+      "The minimal DFA of the numerals -?I(.F)? whose value is a multiple of modulus / 10^scale\n"
+      "(fraction_digits: whether digits other than zeros may follow the point); see dfa.hpp.");
+  m.def(
       "program_node_end",
       [](nb::ndarray<const int32_t, nb::ndim<1>, nb::c_contig, nb::device::cpu> program, size_t start) {
         return program_node_end(program.data(), program.shape(0), start);

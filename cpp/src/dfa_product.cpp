@@ -549,4 +549,102 @@ LabelGroups label_groups(const RangeRows& rows) {
   return out;
 }
 
+Dfa multiples_dfa(int32_t modulus, int32_t scale, bool fraction_digits, int32_t max_states) {
+  if (modulus < 1 || scale < 0) {
+    throw Error(ErrorKind::InvalidArgument, "multiples_dfa: modulus must be positive, scale not negative");
+  }
+  const int64_t p = modulus;
+  // An NFA whose one final state is entered by an epsilon edge from every state where the
+  // numeral may end; the determinization merges the start with the state after '-'.
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> edges;  // per state: (byte, target)
+  std::vector<std::vector<int32_t>> eps;
+  const auto state = [&]() {
+    edges.emplace_back();
+    eps.emplace_back();
+    return static_cast<int32_t>(edges.size() - 1);
+  };
+  const int32_t start = state(), final = state(), after_minus = state();
+  eps[start].push_back(after_minus);
+  edges[start].emplace_back('-', after_minus);
+  const int32_t first_int = static_cast<int32_t>(edges.size());  // the state of residue r: first_int + r
+  for (int64_t r = 0; r < p; ++r) state();
+  const int32_t zero = state();  // the numeral "0"
+  edges[after_minus].emplace_back('0', zero);
+  for (int64_t d = 1; d < 10; ++d) edges[after_minus].emplace_back('0' + d, first_int + d % p);
+  for (int64_t r = 0; r < p; ++r) {
+    for (int64_t d = 0; d < 10; ++d) edges[first_int + r].emplace_back('0' + d, first_int + (r * 10 + d) % p);
+  }
+  // A numeral read with residue r after j fraction digits ends at a multiple when r * 10^(scale - j)
+  // is one (the missing digits are zeros).
+  std::vector<int64_t> pow10(static_cast<size_t>(scale) + 1, 1 % p);  // 10^k mod p
+  for (size_t k = 1; k < pow10.size(); ++k) pow10[k] = pow10[k - 1] * 10 % p;
+  const auto finish = [&](int32_t q, int64_t r, int32_t j) {
+    if (r * pow10[scale - j] % p == 0) eps[q].push_back(final);
+  };
+  // Fraction states by (residue, digits read): j in 1..scale, or a loop of zeros past the last
+  // significant position (keyed j = -1 for scale 0, -2 - scale otherwise, one per residue).
+  std::map<std::pair<int64_t, int32_t>, int32_t> fraction;
+  std::vector<std::pair<int64_t, int32_t>> todo;
+  const auto fraction_state = [&](int64_t r, int32_t j) {
+    const auto [it, fresh] = fraction.try_emplace({r, j}, 0);
+    if (fresh) {
+      it->second = state();
+      if (j >= 1) todo.emplace_back(r, j);
+    }
+    return it->second;
+  };
+  // (A new state may move `edges`: each target is made before its row is looked up.)
+  const auto zeros_after = [&](int32_t q, int64_t r, int32_t key, int32_t j) {
+    const int32_t tail = fraction_state(r, key);
+    edges[q].emplace_back('0', tail);
+    edges[tail].emplace_back('0', tail);
+    finish(tail, r, j);
+  };
+  for (int64_t i = 0; i <= p; ++i) {
+    const int32_t q = i < p ? first_int + static_cast<int32_t>(i) : zero;
+    const int64_t r = i < p ? i : 0;
+    finish(q, r, 0);
+    if (!fraction_digits && scale != 0) continue;
+    const int32_t dot = state();
+    edges[q].emplace_back('.', dot);
+    if (scale == 0) {
+      zeros_after(dot, r, -1, 0);
+    } else {
+      for (int64_t d = 0; d < 10; ++d) {
+        const int32_t next = fraction_state((r * 10 + d) % p, 1);
+        edges[dot].emplace_back('0' + d, next);
+      }
+    }
+  }
+  while (!todo.empty()) {
+    const auto [r, j] = todo.back();
+    todo.pop_back();
+    const int32_t q = fraction.at({r, j});
+    finish(q, r, j);
+    if (j < scale) {
+      for (int64_t d = 0; d < 10; ++d) {
+        const int32_t next = fraction_state((r * 10 + d) % p, j + 1);
+        edges[q].emplace_back('0' + d, next);
+      }
+    } else {
+      zeros_after(q, r, -2 - j, j);
+    }
+  }
+  RangeNfa nfa;
+  for (size_t q = 0; q < edges.size(); ++q) {
+    std::sort(edges[q].begin(), edges[q].end());
+    for (const auto& [byte, target] : edges[q]) {
+      nfa.lo.push_back(byte);
+      nfa.hi.push_back(byte);
+      nfa.target.push_back(target);
+    }
+    nfa.edge_begin.push_back(static_cast<int32_t>(nfa.lo.size()));
+    nfa.eps.insert(nfa.eps.end(), eps[q].begin(), eps[q].end());
+    nfa.eps_begin.push_back(static_cast<int32_t>(nfa.eps.size()));
+  }
+  nfa.start = start;
+  nfa.final = final;
+  return determinize(nfa, max_states);
+}
+
 }  // namespace tokensieve

@@ -184,4 +184,12 @@ struct LabelGroups {
 // The groups of `dfa` (dfa_product.cpp), from its rows `rows` (to_ranges(dfa)).
 LabelGroups label_groups(const RangeRows& rows);
 
+// The minimal DFA of the numerals -?I(.F)? (I: "0" or digits without a leading zero) whose value
+// is a multiple of step = modulus / 10^scale (dfa_product.cpp): a residue automaton, value mod
+// modulus read digit by digit, each fraction digit position 1..scale counted, zeros only past
+// it. `fraction_digits`: whether a fraction other than zeros may be written (a step with
+// scale 0 admits "3.00" either way). Throws InvalidArgument for modulus < 1 or scale < 0, and
+// LimitExceeded past `max_states` states.
+Dfa multiples_dfa(int32_t modulus, int32_t scale, bool fraction_digits, int32_t max_states);
+
 }  // namespace tokensieve

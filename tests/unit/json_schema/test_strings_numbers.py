@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
 from decimal import Decimal
 
 import pytest
 
 from tokensieve.errors import UnsatisfiableSchemaError, UnsupportedSchemaError
 from tokensieve.frontends.json_schema import json_schema_to_grammar
+from tokensieve.frontends.json_schema.numbers import _multiple_dfa
 
 from .helpers import Raw, accepts, check
 
@@ -189,3 +191,33 @@ def test_a_relaxed_malformed_count_is_dropped_with_a_warning() -> None:
     with pytest.warns(UserWarning, match="maxItems"):
         grammar = json_schema_to_grammar({"type": "array", "maxItems": -1}, relax={"maxItems"})
     assert grammar.rules
+
+
+@pytest.mark.parametrize("step", ["3", "7", "12", "1320", "0.5", "0.25", "1.5", "0.1", "1.0", "2.50", "0.03"])
+@pytest.mark.parametrize("fraction_digits", [True, False])
+def test_multiples_automaton_accepts_exactly_the_multiples(step: str, fraction_digits: bool) -> None:
+    """The residue automaton of multipleOf (built natively): a numeral -?I(.F)? is in it exactly
+    when its value is a multiple of the step, and a fraction is written only where allowed (any
+    digits with ``fraction_digits`` and a step with decimals; zeros only for an integral step;
+    none otherwise). Checked on every short numeral and on random longer ones."""
+    dfa = _multiple_dfa(step, fraction_digits).native()
+    scale = max(-Decimal(step).as_tuple().exponent, 0)
+
+    def expected(numeral: str) -> bool:
+        match = re.fullmatch(r"-?(0|[1-9][0-9]*)(?:\.([0-9]+))?", numeral)
+        if match is None:
+            return False
+        fraction = match.group(2)
+        if fraction is not None and (fraction.strip("0") if scale == 0 else not fraction_digits):
+            return False
+        return Decimal(numeral) % Decimal(step) == 0
+
+    rng = random.Random(step + str(fraction_digits))
+    numerals = [f"{i}{f}" for i in range(-120, 121) for f in ("", ".", ".0", ".5", ".25", ".00", ".120")]
+    numerals += ["-0", "00", "01", "-", "", "1..0", ".5"]
+    for _ in range(3000):
+        whole = str(rng.randrange(10 ** rng.randint(1, 7)))
+        fraction = "".join(rng.choice("0123456789") for _ in range(rng.randint(0, 5)))
+        numerals.append(("-" if rng.random() < 0.3 else "") + whole + ("." + fraction if fraction else ""))
+    for numeral in numerals:
+        assert dfa.matches(numeral.encode()) == expected(numeral), numeral

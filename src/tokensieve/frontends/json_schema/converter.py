@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Final, Literal, TypeVar
 
 from ...errors import LimitExceeded, UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import NOTHING, Expr, Grammar, Ref, alt, literal, seq
+from ...ir import NOTHING, SEAM, Expr, Grammar, Ref, Seq, alt, literal, seq
 from ..json_value import json_number, json_string
 from ..whitespace import WhitespacePolicy, whitespace_expr
 from . import arrays, composition, objects, strings
@@ -240,6 +240,10 @@ class Converter:
         self.root = root
         self.grammar = Grammar(start="root")
         self.ws = whitespace_expr(whitespace)
+        glue = seq(SEAM, self.ws, literal(":"), self.ws, SEAM)
+        self.member_glue: tuple[Expr, ...] = glue.items if isinstance(glue, Seq) else (glue,)
+        """What separates an object member's key from its value: the items of
+        ``seq(SEAM, ws, ":", ws, SEAM)`` (see :func:`.objects.member_rule`)."""
         self.strict = strict
         self.property_order = property_order
         self.relax: bool | frozenset[str] = relax if isinstance(relax, bool) else frozenset(relax)

@@ -22,7 +22,8 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Final
 
-from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
+from ... import _core
+from ...errors import LimitExceeded, UnsatisfiableSchemaError, UnsupportedSchemaError
 from ...ir import EMPTY, NOTHING, Bytes, Expr, Grammar, Repeat, alt, byte_range, literal, optional, seq
 from .automata import DFA, dfa_from_expr
 from .digits import fixed_width
@@ -177,80 +178,26 @@ def _decimal_range(lo: Decimal | None, lo_strict: bool, hi: Decimal | None, hi_s
 
 @lru_cache(maxsize=256)
 def _multiple_dfa(step_text: str, fraction_digits_allowed: bool) -> DFA:
-    """Numerals ``-?I(.F)?`` whose value is a multiple of ``step_text`` (as a DFA, by residues).
+    """Numerals ``-?I(.F)?`` whose value is a multiple of ``step_text`` (as a DFA, by residues:
+    :func:`tokensieve._core.multiples_dfa` reads the value modulo p digit by digit, for the
+    step p / 10^scale).
 
     Cached by the step's spelling (its residue count depends on it: ``"1.0"`` has ten): the
     automaton is a function of the step alone, met again by every schema, negation and
-    ``oneOf`` arm with that ``multipleOf``, and a DFA is not changed by its uses."""
+    ``oneOf`` arm with that ``multipleOf``, and a DFA is not changed by its uses. Built
+    natively: the residue NFA of a combined step (lcm 3 * 5 * 8 * 11 = 1320) has 13,200 edges,
+    and building them in Python was a fifth of Handwritten allone2's front-end."""
     step = Decimal(step_text)
-    sign, digits, exp = step.as_tuple()
-    scale = max(-int(exp), 0)  # step = p / 10^scale
+    scale = max(-int(step.as_tuple().exponent), 0)  # step = p / 10^scale
     p = int(step.scaleb(scale))
-    # States: ("s") start, ("m") after '-', ("i", r) integer part read with residue r of
-    # value*10^scale... we track r = (numeral so far) mod p, scaled lazily: reading a
-    # fraction digit j (1-based) multiplies by 10 and adds it, and the missing
-    # scale - j digits multiply by 10 at the end.
-    from .nfa import NFA  # local: the one place that builds an NFA by hand
+    try:
+        native = _core.multiples_dfa(p, scale, fraction_digits_allowed, _MAX_MULTIPLE_STATES)
+    except LimitExceeded:
+        raise OverflowError("automaton too large") from None
+    return DFA._from_native(native)
 
-    nfa = NFA()
-    start, final = nfa.state(), nfa.state()
-    after_minus = nfa.state()
-    nfa.eps[start].append(after_minus)
-    nfa.edges[start].append((0x2D, 0x2D, after_minus))
-    int_states = [nfa.state() for _ in range(p)]
-    zero = nfa.state()  # the numeral "0"
-    nfa.edges[after_minus].append((0x30, 0x30, zero))
-    for d in range(1, 10):
-        nfa.edges[after_minus].append((0x30 + d, 0x30 + d, int_states[d % p]))
-    for r in range(p):
-        for d in range(10):
-            nfa.edges[int_states[r]].append((0x30 + d, 0x30 + d, int_states[(r * 10 + d) % p]))
-    # After the integer part: a residue r. Fraction digits j = 1..scale, then only zeros.
-    frac: dict[tuple[int, int], int] = {}
 
-    def frac_state(r: int, j: int) -> int:
-        if (r, j) not in frac:
-            frac[(r, j)] = nfa.state()
-        return frac[(r, j)]
-
-    def finish(state: int, r: int, j: int) -> None:
-        if (r * 10 ** (scale - j)) % p == 0:
-            nfa.eps[state].append(final)
-
-    ends = [(int_states[r], r) for r in range(p)] + [(zero, 0)]
-    for state, r in ends:
-        finish(state, r, 0)
-        if fraction_digits_allowed or scale == 0:
-            dot = nfa.state()
-            nfa.edges[state].append((0x2E, 0x2E, dot))
-            if scale == 0:  # only zeros after the point
-                tail = frac_state(r, -1)
-                nfa.edges[dot].append((0x30, 0x30, tail))
-                nfa.edges[tail].append((0x30, 0x30, tail))
-                finish(tail, r, 0)
-            else:
-                for d in range(10):
-                    nfa.edges[dot].append((0x30 + d, 0x30 + d, frac_state((r * 10 + d) % p, 1)))
-    todo = [k for k in frac if k[1] >= 1]
-    done = set()
-    while todo:
-        r, j = todo.pop()
-        if (r, j) in done:
-            continue
-        done.add((r, j))
-        state = frac[(r, j)]
-        finish(state, r, j)
-        if j < scale:
-            for d in range(10):
-                nxt = ((r * 10 + d) % p, j + 1)
-                nfa.edges[state].append((0x30 + d, 0x30 + d, frac_state(*nxt)))
-                todo.append(nxt)
-        else:
-            tail = frac_state(r, -2 - j)
-            nfa.edges[state].append((0x30, 0x30, tail))
-            nfa.edges[tail].append((0x30, 0x30, tail))
-            finish(tail, r, j)
-    return DFA.from_nfa(nfa, start, final)
+_MAX_MULTIPLE_STATES: Final = 20000  # (the subset construction's bound, as DFA.from_nfa's)
 
 
 # ----------------------------------------------------------------------------- entry point

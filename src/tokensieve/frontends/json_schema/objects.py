@@ -154,6 +154,11 @@ def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
     the lowering a run of them to classify and join into a program anew, where one node keeps
     its program and is lowered once per grammar however many members share the name (the
     same automaton either way)."""
+    items = value.items if isinstance(value, Seq) else (value,)
+    if isinstance(key, Seq) and not any(isinstance(item, Alt) and not item.items for item in items):
+        # What the general case below makes, with the glue ``ws : ws`` flattened once per
+        # conversion instead of once per member.
+        return conv.shared_rule("member", Seq((key, *conv.member_glue, *items)))
     tail = seq(SEAM, conv.ws, literal(":"), conv.ws, SEAM, value)
     body = Seq((key, *tail.items)) if isinstance(key, Seq) and isinstance(tail, Seq) else seq(key, tail)
     return conv.shared_rule("member", body)
