@@ -572,6 +572,13 @@ def alt(*items: Expr) -> Expr:
     nodes remember their hash, while ``==`` walks both trees down to the first difference,
     and the dataclass ``__eq__`` at every level runs as plain Python.
     """
+    if len(items) == 2 and not isinstance(items[0], Alt) and not isinstance(items[1], Alt):
+        # The usual call (``optional`` is one), as the loop below treats it without its
+        # sets: nodes of different classes are never equal, so their hashes are not needed.
+        a, b = items
+        if a is b or (type(a) is type(b) and hash(a) == hash(b) and a == b):
+            return a
+        return Alt((a, b))
     flat: list[Expr] = []
     seen: set[int] = set()
     by_hash: dict[int, list[Expr]] = {}  # the first items, for the equality test
