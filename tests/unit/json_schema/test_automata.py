@@ -417,7 +417,7 @@ def test_native_label_groups_are_the_rows_grouped_in_python() -> None:
         assert keys.setdefault(key, content) == content  # one key, one automaton
         # Numbered as a walk numbers them: the automaton is the groups as they are, the
         # automaton the walk over the rows builds.
-        assert groups[6]
+        assert groups.walk_numbered
         assert dfa.to_automaton() == dfa.to_automaton(expected) == DFA(dfa.trans, dfa.accept).to_automaton()
         empty += dfa.is_empty()
     assert empty and len(keys) > 100

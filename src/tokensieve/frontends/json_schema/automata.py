@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from itertools import accumulate, chain
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
@@ -83,6 +83,22 @@ _MAX_PRODUCT_STATES: Final = 200_000
 Rows = tuple[tuple[Edge, ...], ...]
 
 
+class LabelGroups(NamedTuple):
+    """A native DFA's edges grouped by target (``Dfa.label_groups``, see ``LabelGroups`` in
+    dfa.hpp): state s has groups ``group_begin[s]`` .. ``group_begin[s + 1]``, one per target
+    in the order of its lowest byte, group g's bytes the ranges ``sets[group_set[g]]``."""
+
+    accepting: list[bool]
+    group_begin: list[int]
+    group_target: list[int]
+    group_set: list[int]
+    sets: list[list[tuple[int, int]]]
+    key: bytes
+    """The transitions as bytes: equal for equal automata."""
+    walk_numbered: bool
+    """Whether a breadth-first walk over the groups meets the states in number order."""
+
+
 class DFA:
     """A partial deterministic automaton over bytes; state 0 starts.
 
@@ -103,7 +119,7 @@ class DFA:
         # came out of an operation here).
         self._native: Any = native
         # Whether the rows are the native DFA's (this one came out of an operation here):
-        # then the native side can also give them grouped (:meth:`label_rows_and_key`).
+        # then the native side can also give them grouped (:class:`LabelGroups`).
         self._native_rows = trans is None
 
     @property
@@ -209,7 +225,12 @@ class DFA:
 
     # -- back to the IR -------------------------------------------------------------
 
-    def label_rows(self, groups: Any = None) -> list[list[tuple[int, Bytes]]]:
+    def label_groups(self) -> LabelGroups | None:
+        """The edges grouped by target on the native side, for a DFA that came out of an
+        operation here (None for rows made in Python)."""
+        return LabelGroups(*self._native.label_groups()) if self._native_rows else None
+
+    def label_rows(self, groups: LabelGroups | None = None) -> list[list[tuple[int, Bytes]]]:
         """Per state, its edges as one byte-set label per target (:func:`_labels_by_target`):
         what :meth:`labeled` and :meth:`to_automaton` are made of. Not kept on the DFA: the
         caches keep thousands of automata alive, and these lists would be objects for the
@@ -219,25 +240,25 @@ class DFA:
         (``groups``: what :meth:`content_key` read, else read here), and each distinct byte
         set becomes one node: grouping rows of Python tuples took a third of the front-end of
         schemas that subtract long strings (Github_easy o65510)."""
-        if groups is None and self._native_rows:
-            groups = self._native.label_groups()
+        if groups is None:
+            groups = self.label_groups()
         if groups is None:
             return [_labels_by_target(row) for row in self.trans]
-        accepting, begin, target, label, sets = groups[:5]
-        labels = _group_labels(sets)
+        labels = _group_labels(groups.sets)
+        begin, target, label = groups.group_begin, groups.group_target, groups.group_set
         return [
             [(target[g], labels[label[g]]) for g in range(begin[s], begin[s + 1])]
-            for s in range(len(accepting))
+            for s in range(len(groups.accepting))
         ]
 
-    def content_key(self) -> tuple[object, Any]:
+    def content_key(self) -> tuple[object, LabelGroups | None]:
         """A key of this automaton's content, its rows and accepting states (equal keys for
         equal automata), and the native groups it was read from (for :meth:`label_rows`;
         None for rows made in Python, whose key is made of their tuples)."""
-        if not self._native_rows:
+        groups = self.label_groups()
+        if groups is None:
             return (tuple(tuple(row) for row in self.trans), tuple(self.accept)), None
-        groups = self._native.label_groups()
-        return groups[5], groups
+        return groups.key, groups
 
     def labeled(self, rows: list[list[tuple[int, Bytes]]] | None = None) -> LabeledGraph:
         """This DFA as a graph whose edge labels are byte sets (from :meth:`label_rows`,
@@ -248,7 +269,7 @@ class DFA:
         return LabeledGraph(edges, list(self.accept))
 
     def to_automaton(
-        self, rows: list[list[tuple[int, Bytes]]] | None = None, groups: Any = None
+        self, rows: list[list[tuple[int, Bytes]]] | None = None, groups: LabelGroups | None = None
     ) -> Automaton:
         """This DFA as an IR :class:`~tokensieve.ir.Automaton`: what
         ``self.labeled().to_automaton()`` gives (states in the order that discovers them,
@@ -259,15 +280,19 @@ class DFA:
 
         Such a DFA is numbered as that walk would number it (the native side says so), so
         its groups are the automaton's flat rows as they are, with no walk in Python."""
-        if groups is None and rows is None and self._native_rows:
-            groups = self._native.label_groups()
-        accept: Sequence[bool] = self.accept if groups is None else groups[0]
+        if groups is None and rows is None:
+            groups = self.label_groups()
+        accept: Sequence[bool] = self.accept if groups is None else groups.accepting
         if len(accept) + 1 > MAX_NFA_STATES:  # where that NFA would overflow
             raise OverflowError("automaton too large")
-        if groups is not None and groups[6]:
-            accepting, begin, target, label, sets = groups[:5]
-            labels = _group_labels(sets)
-            return Automaton(tuple(accepting), tuple(begin), tuple([labels[k] for k in label]), tuple(target))
+        if groups is not None and groups.walk_numbered:
+            labels = _group_labels(groups.sets)
+            return Automaton(
+                tuple(accept),
+                tuple(groups.group_begin),
+                tuple([labels[k] for k in groups.group_set]),
+                tuple(groups.group_target),
+            )
         if rows is None:
             rows = self.label_rows(groups)
         index = {0: 0}
@@ -598,7 +623,7 @@ def _regular_ir(dfa: DFA) -> Expr | None:
     # rows twice was a third of such a schema's front-end (Github_easy o65510).
     # Native groups count the edges without the rows, which a large automaton never needs.
     rows = None if groups is not None else dfa.label_rows()
-    edges = len(groups[2]) if groups is not None else sum(map(len, rows or ()))
+    edges = len(groups.group_target) if groups is not None else sum(map(len, rows or ()))
     expr: Expr | None = None
     if edges <= MAX_ELIMINATION_EDGES:
         rows = rows if rows is not None else dfa.label_rows(groups)
