@@ -91,33 +91,35 @@ class _Layout:
             dfa = dfa_from_expr(label)
         except (OverflowError, NotRegular):
             return None
-        trans, accept = dfa.trans, dfa.accept
-        if accept[0] or any(trans[q] for q, final in enumerate(accept) if final):
+        rows, accept = dfa.label_rows(), dfa.accept
+        if accept[0] or any(rows[q] for q, final in enumerate(accept) if final):
             return None
         index: dict[int, int] = {}  # DFA state -> inner index (the start too, if re-entered)
         order: list[int] = []
-        start = _laid_row(trans[0], accept, index, order)
+        start = _laid_row(rows[0], accept, index, order)
         inner: list[_LaidRow] = []
         while len(inner) < len(order):
-            inner.append(_laid_row(trans[order[len(inner)]], accept, index, order))
+            inner.append(_laid_row(rows[order[len(inner)]], accept, index, order))
         return _Layout(start, inner)
 
 
 def _laid_row(
-    row: tuple[tuple[int, int, int], ...], accept: tuple[bool, ...], index: dict[int, int], order: list[int]
+    row: list[tuple[int, Bytes]], accept: tuple[bool, ...], index: dict[int, int], order: list[int]
 ) -> _LaidRow:
-    """One DFA row as a :class:`_Layout` row: byte ranges grouped by destination, inner states
-    numbered (in ``index`` and ``order``) as they are first met."""
-    groups: dict[int, list[tuple[int, int]]] = {}
-    for lo, hi, t in row:
+    """One row of :meth:`~.automata.DFA.label_rows` as a :class:`_Layout` row: each target
+    becomes a destination, inner states numbered (in ``index`` and ``order``) as they are
+    first met. (A minimal DFA whose accepting states have no edges has one accepting state,
+    so the groups by target are the groups by destination.)"""
+    out: list[tuple[Bytes, int]] = []
+    for t, label in row:
         if accept[t]:
             k = -1
         else:
             k = index.setdefault(t, len(order))
             if k == len(order):
                 order.append(t)
-        groups.setdefault(k, []).append((lo, hi))
-    return tuple((byte_set(tuple(r)), k) for k, r in groups.items())
+        out.append((label, k))
+    return tuple(out)
 
 
 @dataclass

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 from ...errors import UnsatisfiableSchemaError, UnsupportedSchemaError
-from ...ir import EMPTY, NOTHING, SEAM, Alt, Difference, Expr, Repeat, Seq, Unordered, alt, literal, seq
+from ...ir import EMPTY, NOTHING, Alt, Difference, Expr, Repeat, Seq, Unordered, alt, literal, seq
 from ..json_value import json_string
 from . import composition
 from .keywords import count_keyword
@@ -154,14 +154,11 @@ def member_rule(conv: Converter, key: Expr, value: Expr) -> Expr:
     the lowering a run of them to classify and join into a program anew, where one node keeps
     its program and is lowered once per grammar however many members share the name (the
     same automaton either way)."""
-    items = value.items if isinstance(value, Seq) else (value,)
-    if isinstance(key, Seq) and not any(isinstance(item, Alt) and not item.items for item in items):
-        # What the general case below makes, with the glue ``ws : ws`` flattened once per
-        # conversion instead of once per member.
-        return conv.shared_rule("member", Seq((key, *conv.member_glue, *items)))
-    tail = seq(SEAM, conv.ws, literal(":"), conv.ws, SEAM, value)
-    body = Seq((key, *tail.items)) if isinstance(key, Seq) and isinstance(tail, Seq) else seq(key, tail)
-    return conv.shared_rule("member", body)
+    # The key, the glue ``ws : ws`` (flattened once per conversion), then the value flattened
+    # one level as ``seq`` would; the empty language anywhere empties the member.
+    items = (key, *conv.member_glue, *(value.items if isinstance(value, Seq) else (value,)))
+    empty = any(isinstance(item, Alt) and not item.items for item in items)
+    return conv.shared_rule("member", NOTHING if empty else Seq(items))
 
 
 def _subschema(loc: Location, key: str, *path: str) -> Location:
