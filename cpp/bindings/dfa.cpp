@@ -144,11 +144,12 @@ void bind_dfa(nb::module_& m) {
 
   m.def(
       "multiples_dfa",
-      [](int32_t modulus, int32_t scale, bool fraction_digits, int32_t max_states) {
+      [](int32_t modulus, int32_t scale, bool fraction_digits, int64_t max_nfa_states, int32_t max_states) {
         nb::gil_scoped_release release;
-        return std::make_shared<Dfa>(multiples_dfa(modulus, scale, fraction_digits, max_states));
+        return std::make_shared<Dfa>(multiples_dfa(modulus, scale, fraction_digits, max_nfa_states, max_states));
       },
-      nb::arg("modulus"), nb::arg("scale"), nb::arg("fraction_digits"), nb::arg("max_states"),
+      nb::arg("modulus"), nb::arg("scale"), nb::arg("fraction_digits"), nb::arg("max_nfa_states"),
+      nb::arg("max_states"),
       "The minimal DFA of the numerals -?I(.F)? whose value is a multiple of modulus / 10^scale\n"
       "(fraction_digits: whether digits other than zeros may follow the point); see dfa.hpp.");
   m.def(

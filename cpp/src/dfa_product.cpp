@@ -549,16 +549,21 @@ LabelGroups label_groups(const RangeRows& rows) {
   return out;
 }
 
-Dfa multiples_dfa(int32_t modulus, int32_t scale, bool fraction_digits, int32_t max_states) {
+Dfa multiples_dfa(int32_t modulus, int32_t scale, bool fraction_digits, int64_t max_nfa_states, int32_t max_states) {
   if (modulus < 1 || scale < 0) {
     throw Error(ErrorKind::InvalidArgument, "multiples_dfa: modulus must be positive, scale not negative");
   }
+  const auto too_large = [] {
+    return Error(ErrorKind::LimitExceeded, "the multipleOf automaton needs too many NFA states", "max_nfa_states");
+  };
+  if (scale >= max_nfa_states) throw too_large();  // (a fraction state per digit position)
   const int64_t p = modulus;
   // An NFA whose one final state is entered by an epsilon edge from every state where the
   // numeral may end; the determinization merges the start with the state after '-'.
   std::vector<std::vector<std::pair<int32_t, int32_t>>> edges;  // per state: (byte, target)
   std::vector<std::vector<int32_t>> eps;
   const auto state = [&]() {
+    if (static_cast<int64_t>(edges.size()) >= max_nfa_states) throw too_large();
     edges.emplace_back();
     eps.emplace_back();
     return static_cast<int32_t>(edges.size() - 1);

@@ -189,7 +189,8 @@ LabelGroups label_groups(const RangeRows& rows);
 // modulus read digit by digit, each fraction digit position 1..scale counted, zeros only past
 // it. `fraction_digits`: whether a fraction other than zeros may be written (a step with
 // scale 0 admits "3.00" either way). Throws InvalidArgument for modulus < 1 or scale < 0, and
-// LimitExceeded past `max_states` states.
-Dfa multiples_dfa(int32_t modulus, int32_t scale, bool fraction_digits, int32_t max_states);
+// LimitExceeded past `max_nfa_states` NFA states (a fraction state per digit position and
+// residue) or `max_states` DFA states.
+Dfa multiples_dfa(int32_t modulus, int32_t scale, bool fraction_digits, int64_t max_nfa_states, int32_t max_states);
 
 }  // namespace tokensieve

@@ -221,3 +221,17 @@ def test_multiples_automaton_accepts_exactly_the_multiples(step: str, fraction_d
         numerals.append(("-" if rng.random() < 0.3 else "") + whole + ("." + fraction if fraction else ""))
     for numeral in numerals:
         assert dfa.matches(numeral.encode()) == expected(numeral), numeral
+
+
+def test_multiples_automaton_is_bounded_in_nfa_states() -> None:
+    """A step of many decimals needs a fraction state per digit position: past the NFA bound the
+    native builder stops with LimitExceeded (the front-end's OverflowError, "too large an
+    automaton"), before it allocates them."""
+    from tokensieve import _core
+    from tokensieve.errors import LimitExceeded
+
+    with pytest.raises(LimitExceeded):
+        _core.multiples_dfa(1, 10**9, True, 200_000, 20_000)
+    with pytest.raises(LimitExceeded):
+        _core.multiples_dfa(7, 50_000, True, 200_000, 20_000)  # 7 residues per position
+    assert _core.multiples_dfa(7, 3, True, 200_000, 20_000).num_states > 0

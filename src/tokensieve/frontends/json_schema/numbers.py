@@ -27,6 +27,7 @@ from ...errors import LimitExceeded, UnsatisfiableSchemaError, UnsupportedSchema
 from ...ir import EMPTY, NOTHING, Bytes, Expr, Grammar, Repeat, alt, byte_range, literal, optional, seq
 from .automata import DFA, dfa_from_expr
 from .digits import fixed_width
+from .nfa import MAX_NFA_STATES
 
 __all__ = ["NumberSpec", "any_number", "number_expr", "uint_range"]
 
@@ -191,7 +192,7 @@ def _multiple_dfa(step_text: str, fraction_digits_allowed: bool) -> DFA:
     scale = max(-int(step.as_tuple().exponent), 0)  # step = p / 10^scale
     p = int(step.scaleb(scale))
     try:
-        native = _core.multiples_dfa(p, scale, fraction_digits_allowed, _MAX_MULTIPLE_STATES)
+        native = _core.multiples_dfa(p, scale, fraction_digits_allowed, MAX_NFA_STATES, _MAX_MULTIPLE_STATES)
     except LimitExceeded:
         raise OverflowError("automaton too large") from None
     return DFA._from_native(native)
