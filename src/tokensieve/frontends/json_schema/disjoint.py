@@ -317,16 +317,34 @@ def _objects_disjoint(conv: Converter, a: list[Location], b: list[Location], dep
     one side requires and the other does not allow."""
     from .composition import flatten
 
-    names = _required(a) | _required(b)
-    for name in sorted(names):
+    # The answer is the same whichever name is tried first (each test is a pure, remembered
+    # function of the two sides); the order only decides the cost. The proofs that succeed
+    # are mostly cheap: a required name that the other side forbids (its value schema is
+    # ``false``, as past ``additionalProperties: false``) or values of types that never meet
+    # (the first step of :func:`disjoint`), then a listed discriminator (``type: {enum:
+    # [story]}``). The proofs that fail can be costly: they go down nested objects (the
+    # WashingtonPost oneOf of content, reference and embed tried ``referent`` first, in
+    # alphabetical order, 2 ms of a 25 ms compile, and ``version`` proved it in a step).
+    pairs: list[tuple[bool, list[Location], list[Location]]] = []
+    for name in sorted(_required(a) | _required(b)):
         va, vb = _value_schemas(a, name), _value_schemas(b, name)
         if va is None or vb is None:
             continue
         fa = [f for loc in va for f in flatten(conv, loc)]
         fb = [f for loc in vb for f in flatten(conv, loc)]
+        if not possible_types(conv, fa, depth + 1) & possible_types(conv, fb, depth + 1):
+            return True
+        pairs.append((not (_lists_values(fa) or _lists_values(fb)), fa, fb))
+    pairs.sort(key=lambda pair: pair[0])  # stable: listed values first, then by name
+    for _, fa, fb in pairs:
         if disjoint(conv, fa, fb, depth + 1):
             return True
     return _keys_disjoint(a, b) or _keys_disjoint(b, a) or _counts_disjoint(a, b) or _counts_disjoint(b, a)
+
+
+def _lists_values(conj: list[Location]) -> bool:
+    """Some schema of ``conj`` lists its values (``enum`` or ``const``)."""
+    return any(isinstance(loc.schema, dict) and ("enum" in loc.schema or "const" in loc.schema) for loc in conj)
 
 
 def _counts_disjoint(a: list[Location], b: list[Location]) -> bool:
