@@ -542,7 +542,7 @@ class SubsetBuilder {
  public:
   SubsetBuilder(const Nfa& nfa, const ByteClasses& cls, int32_t max_states)
       : nfa_(nfa), cls_(cls), max_states_(max_states), stamp_(nfa.byte_set.size(), 0),
-        class_end_(cls.count + 1), table_(64, -1) {
+        class_end_(cls.count + 1), table_(64, -1), seed_stamp_(nfa.byte_set.size(), 0), seed_table_(64, -1) {
     set_begin_.reserve(64);
     hashes_.reserve(64);
     dfa_.edge_begin.reserve(65);
@@ -562,8 +562,7 @@ class SubsetBuilder {
       auto step = [&](int32_t c, int32_t begin, int32_t end) {
         if (end - begin != prev_end - prev_begin ||
             !std::equal(targets_.begin() + begin, targets_.begin() + end, targets_.begin() + prev_begin)) {
-          closure(targets_.data() + begin, end - begin);
-          prev_target = set_.empty() ? Dfa::kDead : intern();
+          prev_target = target_of(targets_.data() + begin, end - begin);
         }
         prev_begin = begin;
         prev_end = end;
@@ -617,6 +616,59 @@ class SubsetBuilder {
         f(cls_.set_classes[j], nfa_.next[s]);
       }
     }
+  }
+
+  // The DFA state reached from the byte targets seeds[0 .. n) (kDead when their closure is
+  // empty). The same targets recur from many DFA states (every state inside a `\S+` loop
+  // reaches the loop's head on most classes), and their closure is the costly step (a
+  // depth-first walk over the NFA's epsilon edges, hundreds of states for a pattern with
+  // large classes): each distinct set of targets is closed once, and looked up after that.
+  // The states are created in the same order as without the lookup, so the DFA is the same.
+  int32_t target_of(const int32_t* seeds, int32_t n) {
+    if (++seed_epoch_ == 0) {  // wrapped: old stamps could collide
+      std::fill(seed_stamp_.begin(), seed_stamp_.end(), 0);
+      seed_epoch_ = 1;
+    }
+    seeds_.clear();
+    uint64_t h = 0;
+    for (int32_t i = 0; i < n; ++i) {  // as a set: byte-reading states may share a target
+      const int32_t s = seeds[i];
+      if (seed_stamp_[s] == seed_epoch_) continue;
+      seed_stamp_[s] = seed_epoch_;
+      seeds_.push_back(s);
+      h += mix(static_cast<uint32_t>(s));
+    }
+    h ^= seeds_.size() * 0x9E3779B97F4A7C15ull;
+    size_t mask = seed_table_.size() - 1;
+    size_t slot = h & mask;
+    for (; seed_table_[slot] >= 0; slot = (slot + 1) & mask) {
+      const int32_t e = seed_table_[slot];
+      if (seed_hashes_[e] != h) continue;
+      const int32_t b = seed_begin_[e], end = seed_begin_[e + 1];
+      if (static_cast<size_t>(end - b) != seeds_.size()) continue;
+      bool same = true;
+      for (int32_t i = b; i < end && same; ++i) same = seed_stamp_[seed_data_[i]] == seed_epoch_;
+      if (same) return seed_target_[e];
+    }
+    closure(seeds_.data(), static_cast<int32_t>(seeds_.size()));
+    const int32_t target = set_.empty() ? Dfa::kDead : intern();
+    if (seed_data_.size() + seeds_.size() > kMaxSubsetEntries) return target;  // memory: stop remembering
+    const int32_t id = static_cast<int32_t>(seed_target_.size());
+    seed_data_.insert(seed_data_.end(), seeds_.begin(), seeds_.end());
+    seed_begin_.push_back(static_cast<int32_t>(seed_data_.size()));
+    seed_hashes_.push_back(h);
+    seed_target_.push_back(target);
+    seed_table_[slot] = id;
+    if (2 * seed_target_.size() > seed_table_.size()) {  // keep load <= 1/2
+      seed_table_.assign(2 * seed_table_.size(), -1);
+      mask = seed_table_.size() - 1;
+      for (int32_t e = 0; e < id + 1; ++e) {
+        size_t i = seed_hashes_[e] & mask;
+        while (seed_table_[i] >= 0) i = (i + 1) & mask;
+        seed_table_[i] = e;
+      }
+    }
+    return target;
   }
 
   // set_ = the important states epsilon-reachable from seeds[0 .. n), in the order found, and
@@ -713,6 +765,13 @@ class SubsetBuilder {
   ScratchVector<int32_t> set_data_, set_begin_{0};  // NFA-state sets of DFA states, concatenated
   ScratchVector<uint64_t> hashes_;
   ScratchVector<int32_t> table_;  // open addressing: DFA state ids, -1 = free
+  // Seed sets closed so far (target_of), concatenated, each with its hash and DFA state.
+  ScratchVector<uint32_t> seed_stamp_;  // membership marks of the current seed set, by epoch
+  uint32_t seed_epoch_ = 0;
+  ScratchVector<int32_t> seeds_;
+  ScratchVector<int32_t> seed_data_, seed_begin_{0}, seed_target_;
+  ScratchVector<uint64_t> seed_hashes_;
+  ScratchVector<int32_t> seed_table_;  // open addressing: seed set ids, -1 = free
   RawDfa dfa_;
 };
 
