@@ -545,12 +545,15 @@ class Converter:
 
     def is_valid(self, value: Any, loc: Location) -> bool:
         """Whether ``value`` is valid under the schema at ``loc`` (jsonschema, formats checked)."""
-        from .validate import make_validator
-
         quick = self.quick_verdict(value, loc)
         if quick is not None:  # the usual enum: its other keywords are a type and annotations
             return quick
         if self._validator is None:
+            # Imported here, once per conversion: a function-level import runs the import
+            # machinery at each call (1.5% of a WashingtonPost compile when it opened this
+            # method), and jsonschema stays unloaded until a value needs it.
+            from .validate import make_validator
+
             self._validator = make_validator(self.root, self.resolver)
         try:
             return bool(self._validator.evolve(schema=loc.schema).is_valid(value))
