@@ -344,7 +344,9 @@ def _objects_disjoint(conv: Converter, a: list[Location], b: list[Location], dep
 
 def _lists_values(conj: list[Location]) -> bool:
     """Some schema of ``conj`` lists its values (``enum`` or ``const``)."""
-    return any(isinstance(loc.schema, dict) and ("enum" in loc.schema or "const" in loc.schema) for loc in conj)
+    return any(
+        isinstance(loc.schema, dict) and ("enum" in loc.schema or "const" in loc.schema) for loc in conj
+    )
 
 
 def _counts_disjoint(a: list[Location], b: list[Location]) -> bool:
