@@ -639,7 +639,7 @@ class SubsetBuilder {
       h += mix(static_cast<uint32_t>(s));
     }
     h ^= seeds_.size() * 0x9E3779B97F4A7C15ull;
-    size_t mask = seed_table_.size() - 1;
+    const size_t mask = seed_table_.size() - 1;
     size_t slot = h & mask;
     for (; seed_table_[slot] >= 0; slot = (slot + 1) & mask) {
       const int32_t e = seed_table_[slot];
@@ -652,22 +652,15 @@ class SubsetBuilder {
     }
     closure(seeds_.data(), static_cast<int32_t>(seeds_.size()));
     const int32_t target = set_.empty() ? Dfa::kDead : intern();
-    if (seed_data_.size() + seeds_.size() > kMaxSubsetEntries) return target;  // memory: stop remembering
-    const int32_t id = static_cast<int32_t>(seed_target_.size());
+    // The remembered seeds share the subset sets' budget of entries: past it, sets are
+    // closed again rather than stored (the same DFA, made more slowly).
+    if (set_data_.size() + seed_data_.size() + seeds_.size() > kMaxSubsetEntries) return target;
     seed_data_.insert(seed_data_.end(), seeds_.begin(), seeds_.end());
     seed_begin_.push_back(static_cast<int32_t>(seed_data_.size()));
     seed_hashes_.push_back(h);
     seed_target_.push_back(target);
-    seed_table_[slot] = id;
-    if (2 * seed_target_.size() > seed_table_.size()) {  // keep load <= 1/2
-      seed_table_.assign(2 * seed_table_.size(), -1);
-      mask = seed_table_.size() - 1;
-      for (int32_t e = 0; e < id + 1; ++e) {
-        size_t i = seed_hashes_[e] & mask;
-        while (seed_table_[i] >= 0) i = (i + 1) & mask;
-        seed_table_[i] = e;
-      }
-    }
+    seed_table_[slot] = static_cast<int32_t>(seed_target_.size() - 1);
+    grow_if_half_full(seed_table_, seed_hashes_);
     return target;
   }
 
@@ -719,7 +712,7 @@ class SubsetBuilder {
   // Id of the DFA state for set_, creating it when new.
   int32_t intern() {
     const uint64_t h = set_hash_;
-    size_t mask = table_.size() - 1;
+    const size_t mask = table_.size() - 1;
     size_t slot = h & mask;
     for (; table_[slot] >= 0; slot = (slot + 1) & mask) {
       if (hashes_[table_[slot]] == h && equals_closure(table_[slot])) return table_[slot];
@@ -741,16 +734,21 @@ class SubsetBuilder {
     hashes_.push_back(h);
     dfa_.accepting.push_back(stamp_[0] == epoch_);  // state 0 accepts
     table_[slot] = id;
-    if (2 * static_cast<size_t>(dfa_.num_states) > table_.size()) {  // keep load <= 1/2
-      table_.assign(2 * table_.size(), -1);
-      mask = table_.size() - 1;
-      for (int32_t s = 0; s < dfa_.num_states; ++s) {
-        size_t i = hashes_[s] & mask;
-        while (table_[i] >= 0) i = (i + 1) & mask;
-        table_[i] = s;
-      }
-    }
+    grow_if_half_full(table_, hashes_);
     return id;
+  }
+
+  // An open-addressing table of ids 0 .. hashes.size() - 1 (-1 = free slot, linear probing by
+  // hash): doubled and refilled once the ids fill half of it, so probes stay short.
+  static void grow_if_half_full(ScratchVector<int32_t>& table, const ScratchVector<uint64_t>& hashes) {
+    if (2 * hashes.size() <= table.size()) return;
+    table.assign(2 * table.size(), -1);
+    const size_t mask = table.size() - 1;
+    for (size_t id = 0; id < hashes.size(); ++id) {
+      size_t i = hashes[id] & mask;
+      while (table[i] >= 0) i = (i + 1) & mask;
+      table[i] = static_cast<int32_t>(id);
+    }
   }
 
   const Nfa& nfa_;
