@@ -572,6 +572,8 @@ def alt(*items: Expr) -> Expr:
     nodes remember their hash, while ``==`` walks both trees down to the first difference,
     and the dataclass ``__eq__`` at every level runs as plain Python.
     """
+    if len(items) == 1 and not isinstance(items[0], Alt):
+        return items[0]  # (the usual alternation of a value's types: one type)
     if len(items) == 2 and not isinstance(items[0], Alt) and not isinstance(items[1], Alt):
         # The usual call (``optional`` is one), as the loop below treats it without its
         # sets: nodes of different classes are never equal, so their hashes are not needed.

@@ -29,3 +29,12 @@ def test_two_items_make_what_the_general_loop_makes() -> None:
             assert all(s is g for s, g in zip(short.items, general.items, strict=True))
         else:
             assert short is general is x  # duplicates keep the first
+
+
+def test_one_item_is_itself_unless_an_alternation() -> None:
+    for x in (byte_range(97, 97), literal("ab"), Repeat(byte_range(97, 97), 0, None), EMPTY, SEAM):
+        assert alt(x) is x
+    a, b = byte_range(97, 97), byte_range(98, 98)
+    # An alternation alone is still taken apart and its duplicates dropped, as with more items.
+    assert alt(Alt((a, b, Bytes(((97, 97),))))) == Alt((a, b))
+    assert alt(NOTHING) == NOTHING

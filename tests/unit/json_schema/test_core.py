@@ -112,6 +112,21 @@ def test_refs_defs_definitions_anchor_and_recursion() -> None:
     )
 
 
+def test_reference_rules_are_named_after_their_definitions() -> None:
+    # A rule's name says which definition it is (debugging a grammar reads them): the last
+    # token of its JSON pointer (as written there, escapes included), where characters that
+    # are no word characters become underscores and letters of any script stay.
+    names = ["plain_name", "with-dash", "a.b c", "straße", "数字", "x/y", "~tilde"]
+    schema = {
+        "$defs": {name: {"properties": {"v": {"const": i}}} for i, name in enumerate(names)},
+        "type": "array",
+        "prefixItems": [{"$ref": "#/$defs/" + name.replace("~", "~0").replace("/", "~1")} for name in names],
+    }
+    rules = set(json_schema_to_grammar(schema).rules)
+    for expected in ("plain_name", "with_dash", "a_b_c", "straße", "数字", "x_1y", "_0tilde"):
+        assert any(r.startswith(f"ref_{expected}_") for r in rules), (expected, sorted(rules))
+
+
 def test_json_string_and_python_types() -> None:
     assert accepts('{"type": "integer"}', "12")
 

@@ -51,7 +51,13 @@ def flatten(conv: Converter, loc: Location) -> list[Location]:
     Returning the same synthesized schemas (``if`` and dependencies rewritten) each time also
     lets the memos keyed by schema ids downstream hit."""
     key = ("flatten", id(loc.schema), loc.pointer, loc.base, loc.scope, loc.annotates)
-    return list(conv.remembered(key, lambda: tuple(_flatten(conv, loc)), loc.schema))
+    # (The memo is read here rather than through conv.remembered: most calls hit, and a hit
+    # then makes no closure.)
+    hit = conv.memo.get(key)
+    if hit is None:
+        hit = (tuple(_flatten(conv, loc)), (loc.schema,))
+        conv.memo[key] = hit
+    return list(hit[0])
 
 
 def _flatten(conv: Converter, loc: Location) -> list[Location]:
@@ -91,10 +97,15 @@ def _add_conjuncts(conv: Converter, here: Location, out: list[Location], active:
     active.pop()
 
 
+_REWRITTEN_KEYWORDS: Final = frozenset({"dependencies", "dependentRequired", "dependentSchemas", "if"})
+
+
 def _rewrites(loc: Location) -> list[Location]:
     """Dependency keywords and ``if`` rewritten as ``anyOf`` conjuncts."""
     s = loc.schema
     out: list[Location] = []
+    if _REWRITTEN_KEYWORDS.isdisjoint(s):
+        return out  # (most schemas: no closure made, no keyword looked up one by one)
 
     def synth(schema: dict[str, Any], *where: str | int) -> None:
         out.append(loc.inside(Location(schema, child_pointer(loc.pointer, *where), loc.base)))

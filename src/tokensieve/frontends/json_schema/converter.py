@@ -370,7 +370,9 @@ class Converter:
             return made
         if target.schema is True or (isinstance(target.schema, dict) and is_trivial(target.schema)):
             return self.any_value()
-        hint = "ref_" + _NOT_ALNUM.sub("_", target.pointer.rpartition("/")[2][:40])
+        tail = target.pointer.rpartition("/")[2][:40]
+        # (A definition's name is usually a word already: no regex substitution then.)
+        hint = "ref_" + (tail if tail.replace("_", "a").isalnum() else _NOT_ALNUM.sub("_", tail))
         name = self.fresh_name(hint or "ref")
         self.grammar.rules[name] = NOTHING  # reserved: recursion sees the name
         self._ref_rules[key] = Ref(name)

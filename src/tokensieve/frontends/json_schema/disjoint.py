@@ -112,7 +112,11 @@ def possible_types(conv: Converter, conj: list[Location], depth: int = 0) -> fro
     # Disjointness questions ask about the same conjunctions over and over (every pair of
     # oneOf arms, every nesting level): remembered per conversion.
     key = ("possible_types", depth, _conjunction_key(conj))
-    return conv.remembered(key, lambda: _narrowed_types(conv, conj, types, depth), *_schemas(conj))
+    hit = conv.memo.get(key)  # (read here, as in composition.flatten: a hit makes no closure)
+    if hit is None:
+        hit = (_narrowed_types(conv, conj, types, depth), _schemas(conj))
+        conv.memo[key] = hit
+    return hit[0]  # type: ignore[no-any-return]
 
 
 def _narrowed_types(
