@@ -97,7 +97,8 @@ def _add_conjuncts(conv: Converter, here: Location, out: list[Location], active:
     active.pop()
 
 
-_REWRITTEN_KEYWORDS: Final = frozenset({"dependencies", "dependentRequired", "dependentSchemas", "if"})
+_DEPENDENCY_KEYWORDS: Final = ("dependencies", "dependentRequired", "dependentSchemas")
+_REWRITTEN_KEYWORDS: Final = frozenset((*_DEPENDENCY_KEYWORDS, "if"))
 
 
 def _rewrites(loc: Location) -> list[Location]:
@@ -111,7 +112,7 @@ def _rewrites(loc: Location) -> list[Location]:
         out.append(loc.inside(Location(schema, child_pointer(loc.pointer, *where), loc.base)))
 
     deps: dict[str, Any] = {}
-    for key in ("dependencies", "dependentRequired", "dependentSchemas"):
+    for key in _DEPENDENCY_KEYWORDS:
         if isinstance(s.get(key), dict):
             deps.update({name: (key, v) for name, v in s[key].items()})
     for name, (key, dep) in deps.items():
