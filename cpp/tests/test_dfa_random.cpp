@@ -517,7 +517,7 @@ namespace {
 
 // `item` repeated min..max times (max -1: unbounded) without a repetition of four copies or
 // more: min copies, then nested optional copies item(item(item)?)?, or a loop. The builder
-// determinizes no item here.
+// determinizes nothing in a program without such a repetition.
 Program unrolled(int min, int max, const Program& item) {
   std::vector<Program> parts(static_cast<size_t>(min), item);
   if (max < 0) {
@@ -541,6 +541,19 @@ Node random_item(std::mt19937& rng) {
   return item;
 }
 
+// A random alternation of short strings of byte sets, without repetition (as a character
+// class is, spelled in UTF-8), its NFA 16 states or more.
+Node random_class(std::mt19937& rng) {
+  Node alternation;
+  alternation.op = tokensieve::OP_ALT;
+  for (int i = 5 + static_cast<int>(rng() % 3); i > 0; --i) {
+    Node chain;
+    for (int j = 1 + static_cast<int>(rng() % 3); j > 0; --j) chain.kids.push_back(random_node(rng, 0));
+    alternation.kids.push_back(chain);
+  }
+  return alternation;
+}
+
 }  // namespace
 
 void run_random_repeated_item_tests() {
@@ -555,11 +568,24 @@ void run_random_repeated_item_tests() {
     repeat.max = rng() % 4 == 0 ? -1 : std::max(repeat.min, 4) + static_cast<int>(rng() % 4);
     if (repeat.max < 0) repeat.min = std::max(repeat.min, 3);
     repeat.kids.push_back(random_item(rng));
-    // Sometimes between neighbours, as a pattern's words are.
+    // Sometimes between neighbours, as a pattern's words are: small ones, or large ones that
+    // the builder determinizes too (an alternation, or a loop of one, as `\S+` after the
+    // words of `(\S+\s+){0,49}\S+`).
     Node tree = repeat;
     if (rng() % 2 == 0) {
+      auto neighbour = [&rng]() {
+        const unsigned kind = rng() % 4;
+        if (kind == 0) return random_node(rng, 1);
+        if (kind == 1) return random_class(rng);
+        Node loop;
+        loop.op = tokensieve::OP_REPEAT;
+        loop.min = 1;
+        loop.max = -1;
+        loop.kids.push_back(kind == 2 ? random_class(rng) : random_item(rng));
+        return loop;
+      };
       tree.op = tokensieve::OP_SEQ;
-      tree.kids = {random_node(rng, 1), repeat, random_node(rng, 1)};
+      tree.kids = {neighbour(), repeat, neighbour()};
     }
     const tokensieve::Dfa d = dfa_checks::build(encode(tree));
     Program general = unrolled(repeat.min, repeat.max, encode(repeat.kids[0]));
