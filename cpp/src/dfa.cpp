@@ -1069,60 +1069,65 @@ std::vector<int32_t> expand_differences(const Ast& ast, const int32_t* program, 
   return out;
 }
 
-// A repetition that unrolls into this many copies or more of a large item (below) makes the
-// program's large pieces be determinized first.
+// Repetitions that unroll into this many copies or more have their item determinized first,
+// and their large neighbours too.
 constexpr int32_t kMinCopiesToDeterminize = 4;
-// Pieces whose NFA has fewer states are left as they are (a byte set or a short literal has
+// ... when the piece's NFA has at least this many states (a byte set or a short literal has
 // nothing to gain).
 constexpr uint64_t kMinItemToDeterminize = 16;
 
 // The program with its large pieces replaced by their minimal DFAs (as OP_AUTOMATON), where
-// that is the smaller NFA, when some repetition unrolls into many copies of a large item;
-// empty when nothing was replaced. The pieces: the item of every outermost repetition, and
-// every outermost alternation without repetition inside (a character class such as \S, a
-// choice of literals).
+// that is the smaller NFA; empty when nothing was replaced. The pieces: the item of every
+// outermost repetition that unrolls into many copies of a large item, and that repetition's
+// large neighbours in its sequence (a loop's item, or an alternation without repetition
+// inside: a character class such as \S, a choice of literals).
 //
-// Why: the copies of an item's NFA multiply its nondeterminism, and so does every piece that
-// runs beside them. In `(\S+\s+){0,49}\S+`, after a lead byte that starts both a space and a
+// Why: the copies of an item's NFA multiply its nondeterminism, and so does a piece that runs
+// beside them. In `(\S+\s+){0,49}\S+`, after a lead byte that starts both a space and a
 // non-space character, each copy holds several partial characters at once, and the subset
-// construction made 11,500 states (697,000 edges) that minimized to 1,350 (43 ms). Copies of
-// the item's minimal DFA alone still made as many: the final `\S+`, read beside the copy that
-// may end before it, kept its own finer partial characters. With it determinized too, the
-// subset construction makes 1,700 states (2.5 ms). Programs without such a repetition are
-// built as they are: there the extra builds would cost more than they save (a JSON string's
-// character loop took 12 us to build whole, 21 us with its item built first).
+// construction made 11,500 states (697,000 edges) that minimized to 1,350; with the item's
+// minimal DFA in the copies it still made as many, as the final `\S+`, read beside the copy
+// that may end before it, kept its own finer partial characters (43 ms). With that neighbour
+// determinized too: 1,700 states, 2.5 ms. Only neighbours: determinizing every large piece
+// of a program made nested arrays of numbers (GeoJSON coordinates) 3x slower to build.
 std::vector<int32_t> determinize_repeated_items(const Ast& ast, const int32_t* program, size_t length,
                                                 const ScratchVector<uint64_t>& sizes, const DfaLimits& limits) {
-  auto many_copies = [&](int32_t node) {
-    const int32_t item = ast.kid(node, 0), min = ast.a[node], max = ast.b[node];
-    const int64_t copies = max < 0 ? int64_t{min} + 1 : int64_t{max};
-    return copies >= kMinCopiesToDeterminize && sizes[item] >= kMinItemToDeterminize &&
-           ast.op[item] != OP_AUTOMATON;
+  auto large = [&](int32_t piece) {
+    return sizes[piece] >= kMinItemToDeterminize && ast.op[piece] != OP_AUTOMATON;  // (not again)
   };
-  bool worth_it = false;
-  for (int32_t node = 0; node < ast.size() && !worth_it; ++node) {
-    worth_it = ast.op[node] == OP_REPEAT && many_copies(node);
-  }
-  if (!worth_it) return {};
+  auto many_copies = [&](int32_t node) {
+    if (ast.op[node] != OP_REPEAT || !large(ast.kid(node, 0))) return false;
+    const int32_t min = ast.a[node], max = ast.b[node];
+    return (max < 0 ? int64_t{min} + 1 : int64_t{max}) >= kMinCopiesToDeterminize;
+  };
+  bool any = false;
+  for (int32_t node = 0; node < ast.size() && !any; ++node) any = many_copies(node);
+  if (!any) return {};
   // repeats[node]: a repetition is at or below node (children have larger ids than parents).
   ScratchVector<uint8_t> repeats(ast.size(), 0);
   for (int32_t node = ast.size() - 1; node >= 0; --node) {
     repeats[node] = ast.op[node] == OP_REPEAT;
     for (int32_t k = 0; k < ast.kid_count[node] && !repeats[node]; ++k) repeats[node] = repeats[ast.kid(node, k)];
   }
+  ScratchVector<uint8_t> is_piece(ast.size(), 0);
+  for (int32_t node = 0; node < ast.size(); ++node) {
+    if (many_copies(node)) is_piece[ast.kid(node, 0)] = 1;
+    if (ast.op[node] != OP_SEQ) continue;
+    bool neighbours = false;
+    for (int32_t k = 0; k < ast.kid_count[node] && !neighbours; ++k) neighbours = many_copies(ast.kid(node, k));
+    for (int32_t k = 0; k < ast.kid_count[node] && neighbours; ++k) {
+      const int32_t kid = ast.kid(node, k);
+      if (ast.op[kid] == OP_REPEAT && large(ast.kid(kid, 0))) {
+        is_piece[ast.kid(kid, 0)] = 1;
+      } else if (ast.op[kid] == OP_ALT && !repeats[kid] && large(kid)) {
+        is_piece[kid] = 1;
+      }
+    }
+  }
   std::vector<int32_t> out;
   size_t copied = 0;
-  for (int32_t node = 0; node < ast.size(); ++node) {
-    if (static_cast<size_t>(ast.at[node]) < copied) continue;
-    int32_t piece = -1;
-    if (ast.op[node] == OP_REPEAT) {
-      piece = ast.kid(node, 0);
-    } else if (ast.op[node] == OP_ALT && !repeats[node]) {
-      piece = node;
-    }
-    if (piece < 0 || sizes[piece] < kMinItemToDeterminize || ast.op[piece] == OP_AUTOMATON) {
-      continue;  // (an automaton is not determinized again)
-    }
+  for (int32_t piece = 0; piece < ast.size(); ++piece) {
+    if (!is_piece[piece] || static_cast<size_t>(ast.at[piece]) < copied) continue;
     const size_t piece_at = static_cast<size_t>(ast.at[piece]), piece_end = program_end(ast, piece, length);
     Dfa dfa;
     try {
