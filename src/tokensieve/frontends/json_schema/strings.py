@@ -314,12 +314,13 @@ def char_graph(dfa: DFA) -> CharGraph:
     index = {0: 0}
     order = [0]
     edges: list[dict[int, CpRanges]] = []
+    tails: dict[int, list[tuple[int, int, int]]] = {}
     i = 0
     while i < len(order):
         s = order[i]
         i += 1
         groups: dict[int, list[tuple[int, int]]] = {}
-        for lo, hi, t in _decode(dfa, s):
+        for lo, hi, t in _decode(dfa, s, tails):
             groups.setdefault(t, []).append((lo, hi))
         row: dict[int, CpRanges] = {}
         for t, cps in groups.items():
@@ -331,62 +332,93 @@ def char_graph(dfa: DFA) -> CharGraph:
     return CharGraph(edges, [dfa.accept[s] for s in order])
 
 
+# Lead bytes of 1- to 4-byte characters (first, last, continuation bytes that follow), the
+# payload bits of each lead, and the code points each length may spell (shorter spellings
+# are overlong; 3-byte ones also skip the surrogates, below).
 _LEADS: Final = ((0x00, 0x7F, 0), (0xC2, 0xDF, 1), (0xE0, 0xEF, 2), (0xF0, 0xF4, 3))
+_LEAD_BITS: Final = (0x7F, 0x1F, 0x0F, 0x07)
+_SPELLED: Final = ((0x00, 0x7F), (0x80, 0x7FF), (0x800, 0xFFFF), (0x10000, 0x10FFFF))
+_SURROGATES: Final = (0xD800, 0xDFFF)
 
 
-def _decode(dfa: DFA, s: int) -> list[tuple[int, int, int]]:
-    """(first code point, last code point, target) for the characters leaving state s."""
+def _decode(dfa: DFA, s: int, tails: dict[int, list[tuple[int, int, int]]]) -> list[tuple[int, int, int]]:
+    """(first code point, last code point, target) for the characters leaving state s, in
+    code point order; ``tails`` remembers :func:`_tails` for the whole automaton."""
     out: list[tuple[int, int, int]] = []
     for lo, hi, t in dfa.trans[s]:
         for a, b, cont in _LEADS:
             x, y = max(lo, a), min(hi, b)
-            if x <= y:
-                _decode_continuations(dfa, [(x, y)], t, cont, out)
+            if x > y:
+                continue
+            if cont == 0:
+                out.append((x, y, t))
+                continue
+            rest = _tails(dfa, t, cont, tails)
+            shift = 6 * cont
+            bits = _LEAD_BITS[cont]
+            full = (1 << shift) - 1
+            if len(rest) == 1 and rest[0][0] == 0 and rest[0][1] == full:  # any continuation
+                _add_spelled(out, (x & bits) << shift, ((y & bits) << shift) | full, rest[0][2], cont)
+                continue
+            for lead in range(x, y + 1):
+                base = (lead & bits) << shift
+                for p, q, u in rest:
+                    _add_spelled(out, base | p, base | q, u, cont)
     return out
 
 
-def _decode_continuations(
-    dfa: DFA, path: list[tuple[int, int]], state: int, remaining: int, out: list[tuple[int, int, int]]
-) -> None:
-    """Append to ``out`` the characters spelled by ``path`` then ``remaining`` continuation
-    bytes from ``state``, with the state they end in."""
+def _tails(
+    dfa: DFA, state: int, remaining: int, memo: dict[int, list[tuple[int, int, int]]]
+) -> list[tuple[int, int, int]]:
+    """The payloads of ``remaining`` continuation bytes read from ``state`` (6 bits each, the
+    first byte's highest), as (first, last, state they end in) in increasing order, adjacent
+    runs to one state joined. Remembered per (state, remaining): the lead bytes of a class
+    such as ``\\S`` lead to a few continuation states, each decoded once, not once per
+    lead byte and path."""
     if remaining == 0:
-        out.extend((lo, hi, state) for lo, hi in _path_codepoints(path))
-        return
+        return [(0, 0, state)]
+    key = state * 4 + remaining
+    hit = memo.get(key)
+    if hit is not None:
+        return hit
+    shift = 6 * (remaining - 1)
+    full = (1 << shift) - 1
+    out: list[tuple[int, int, int]] = []
     for lo, hi, t in dfa.trans[state]:
         a, b = max(lo, 0x80), min(hi, 0xBF)
-        if a <= b:
-            _decode_continuations(dfa, [*path, (a, b)], t, remaining - 1, out)
-
-
-def _path_codepoints(path: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """The code points spelled by a sequence of byte ranges (invalid spellings dropped)."""
-    # Positions after the last non-full continuation range can stay ranges; the ones
-    # before it are enumerated so that every piece is a contiguous code-point range.
-    j = len(path) - 1
-    while j > 0 and path[j] == (0x80, 0xBF):
-        j -= 1
-    out: list[tuple[int, int]] = []
-    _enumerate_spellings(path, j, [], 0, out)
+        if a > b:
+            continue
+        rest = _tails(dfa, t, remaining - 1, memo)
+        if len(rest) == 1 and rest[0][0] == 0 and rest[0][1] == full:
+            _add_run(out, (a - 0x80) << shift, ((b - 0x80) << shift) | full, rest[0][2])
+            continue
+        for c in range(a, b + 1):
+            base = (c - 0x80) << shift
+            for p, q, u in rest:
+                _add_run(out, base | p, base | q, u)
+    memo[key] = out
     return out
 
 
-def _enumerate_spellings(
-    path: list[tuple[int, int]], j: int, prefix: list[int], k: int, out: list[tuple[int, int]]
-) -> None:
-    """Append to ``out`` the code-point range of each spelling of ``path`` whose bytes
-    before position ``j`` are enumerated (``prefix`` holds the first ``k`` of them)."""
-    if k == j:
-        rest = len(path) - j - 1
-        lo_b = bytes([*prefix, path[j][0], *([0x80] * rest)])
-        hi_b = bytes([*prefix, path[j][1], *([0xBF] * rest)])
-        try:
-            out.append((ord(lo_b.decode("utf-8")), ord(hi_b.decode("utf-8"))))
-        except UnicodeDecodeError:
-            pass  # overlong or surrogate spellings are not characters
-        return
-    for b in range(path[k][0], path[k][1] + 1):
-        _enumerate_spellings(path, j, [*prefix, b], k + 1, out)
+def _add_run(out: list[tuple[int, int, int]], lo: int, hi: int, target: int) -> None:
+    """Append (lo, hi, target), joined to the last run when it continues it."""
+    if out and out[-1][2] == target and out[-1][1] + 1 == lo:
+        out[-1] = (out[-1][0], hi, target)
+    else:
+        out.append((lo, hi, target))
+
+
+def _add_spelled(out: list[tuple[int, int, int]], lo: int, hi: int, target: int, cont: int) -> None:
+    """Append the code points lo..hi that a lead with ``cont`` continuation bytes spells (not
+    overlong, no surrogate)."""
+    first, last = _SPELLED[cont]
+    lo, hi = max(lo, first), min(hi, last)
+    if cont == 2 and lo <= _SURROGATES[1] and hi >= _SURROGATES[0]:
+        if lo < _SURROGATES[0]:
+            out.append((lo, _SURROGATES[0] - 1, target))
+        lo = _SURROGATES[1] + 1
+    if lo <= hi:
+        out.append((lo, hi, target))
 
 
 def _merge(ranges: list[tuple[int, int]]) -> CpRanges:
