@@ -87,6 +87,69 @@ void check_piece(const Dfa& dfa, const char* what, bool allow_nullable, bool nee
   }
 }
 
+// The item states of a unit state with the given labels, as the walk over tuples of the
+// labels' states finds them (state 0 is the boundary, the start tuple; the others are numbered
+// as found). steps[j * classes + c]: what class c does in state j: 0 nothing (no label goes on;
+// state 0 is never a target), j2 > 0 a move to item state j2, kComplete - i (<= kComplete) the
+// completion of label i's unit. live[j]: the labels still running in item state j.
+struct ItemTemplate {
+  static constexpr int32_t kComplete = -1;
+  std::vector<int32_t> steps;
+  std::vector<std::vector<int32_t>> live;
+};
+
+template <typename Bad>
+ItemTemplate item_template(const std::vector<const Dfa*>& labels, const std::vector<uint8_t>& representative,
+                           const Bad& bad) {
+  const size_t row = representative.size();
+  ItemTemplate out;
+  std::unordered_map<std::vector<int32_t>, int32_t, TupleHash> ids;
+  std::vector<std::pair<std::vector<int32_t>, int32_t>> todo;
+  std::vector<int32_t> start_tuple;
+  for (const Dfa* label : labels) start_tuple.push_back(label->start());
+  todo.emplace_back(start_tuple, 0);
+  out.live.emplace_back();
+  out.steps.assign(row, 0);
+  std::vector<int32_t> next;  // (one buffer for every step: a vector per step was most of the cost)
+  while (!todo.empty()) {
+    auto [tuple, id] = std::move(todo.back());
+    todo.pop_back();
+    for (size_t c = 0; c < row; ++c) {
+      const uint8_t r = representative[c];
+      next.assign(tuple.size(), Dfa::kDead);
+      int32_t live = 0, done = -1;
+      for (size_t i = 0; i < tuple.size(); ++i) {
+        if (tuple[i] == Dfa::kDead) continue;
+        next[i] = labels[i]->next(tuple[i], r);
+        if (next[i] == Dfa::kDead) continue;
+        ++live;
+        if (labels[i]->accepting(next[i])) done = static_cast<int32_t>(i);
+      }
+      if (live == 0) continue;
+      if (done >= 0) {
+        if (live > 1) bad("the units leaving a state must match disjoint words");
+        out.steps[static_cast<size_t>(id) * row + c] = ItemTemplate::kComplete - done;
+        continue;
+      }
+      auto [it, inserted] = ids.try_emplace(next, 0);
+      if (inserted) {
+        if (out.live.size() >= kMaxUnitLoopStates) {
+          throw Error(ErrorKind::LimitExceeded, "counted automaton: too many loop states", "max_dfa_states");
+        }
+        it->second = static_cast<int32_t>(out.live.size());
+        out.live.emplace_back();
+        for (size_t i = 0; i < next.size(); ++i) {
+          if (next[i] != Dfa::kDead) out.live.back().push_back(static_cast<int32_t>(i));
+        }
+        out.steps.resize(out.steps.size() + row, 0);
+        todo.emplace_back(next, it->second);
+      }
+      out.steps[static_cast<size_t>(id) * row + c] = it->second;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 CountedTerminal::CountedTerminal(const Dfa* prefix, const Dfa& item, int32_t min, int32_t max, const Dfa* suffix,
@@ -235,6 +298,8 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, int32_t num_units, const std
   if (prefix) pieces.push_back(prefix);
   if (suffix) pieces.push_back(suffix);
   for (const UnitEdge& e : edges) pieces.push_back(e.label);
+  std::sort(pieces.begin(), pieces.end());  // (the same label on many edges: refined once)
+  pieces.erase(std::unique(pieces.begin(), pieces.end()), pieces.end());
   std::vector<uint8_t> class_of, representative;
   std::tie(class_of, representative) = refine_classes(pieces);
   const size_t row = representative.size();
@@ -289,47 +354,37 @@ CountedTerminal::CountedTerminal(const Dfa* prefix, int32_t num_units, const std
     }
   }
   // Item states of unit state q: the states of q's labels, run side by side (kDead once a
-  // label can no longer match). The start tuple is B_q itself.
+  // label can no longer match). The start tuple is B_q itself. Unit states whose labels are
+  // the same automata (a word-count pattern's: "a non-space character", "a space") have the
+  // same item states but for the units they complete into, so the walk over the tuples is
+  // made once per list of labels (an ItemTemplate) and laid out for each unit state.
   std::map<int32_t, std::vector<int32_t>> item_targets;  // the units an item state may complete into
-  std::vector<int32_t> next;  // (one buffer for every step: a vector per step was most of the cost)
+  std::map<std::vector<const Dfa*>, ItemTemplate> templates;
+  std::vector<const Dfa*> label_dfas;
   for (int32_t q = 0; q < num_units; ++q) {
     const std::vector<size_t>& labels = out[q];
-    std::unordered_map<std::vector<int32_t>, int32_t, TupleHash> ids;
-    std::vector<std::pair<std::vector<int32_t>, int32_t>> todo;
-    std::vector<int32_t> start_tuple;
-    for (size_t i : labels) start_tuple.push_back(edges[i].label->start());
-    todo.emplace_back(start_tuple, q);
-    while (!todo.empty()) {
-      auto [tuple, id] = std::move(todo.back());
-      todo.pop_back();
+    label_dfas.clear();
+    for (size_t i : labels) label_dfas.push_back(edges[i].label);
+    auto found = templates.find(label_dfas);
+    if (found == templates.end()) {
+      found = templates.emplace(label_dfas, item_template(label_dfas, representative, bad)).first;
+    }
+    const ItemTemplate& item = found->second;
+    const auto first = static_cast<int32_t>(phase_.size());  // item state j is first + j - 1
+    for (size_t j = 1; j < item.live.size(); ++j) add_state(kItem);
+    auto id = [&](int32_t j) { return j == 0 ? q : first + j - 1; };
+    for (int32_t j = 0; j < static_cast<int32_t>(item.live.size()); ++j) {
       for (size_t c = 0; c < row; ++c) {
-        const uint8_t r = representative[c];
-        next.assign(tuple.size(), kDead);
-        int32_t live = 0, done = -1;
-        for (size_t i = 0; i < tuple.size(); ++i) {
-          if (tuple[i] == kDead) continue;
-          const Dfa& label = *edges[labels[i]].label;
-          next[i] = label.next(tuple[i], r);
-          if (next[i] == kDead) continue;
-          ++live;
-          if (label.accepting(next[i])) done = static_cast<int32_t>(i);
+        const int32_t step = item.steps[static_cast<size_t>(j) * row + c];
+        if (step > 0) {
+          set(id(j), c, id(step), false);
+        } else if (step <= ItemTemplate::kComplete) {
+          set(id(j), c, edges[labels[ItemTemplate::kComplete - step]].to, true);  // tick into B_to
         }
-        if (live == 0) continue;
-        if (done >= 0) {
-          if (live > 1) bad("the units leaving a state must match disjoint words");
-          set(id, c, edges[labels[done]].to, true);  // one unit read: tick into B_to
-          continue;
-        }
-        auto [it, inserted] = ids.try_emplace(next, 0);
-        if (inserted) {
-          it->second = add_state(kItem);
-          todo.emplace_back(next, it->second);
-          std::vector<int32_t>& to = item_targets[it->second];
-          for (size_t i = 0; i < next.size(); ++i) {
-            if (next[i] != kDead) to.push_back(edges[labels[i]].to);
-          }
-        }
-        set(id, c, it->second, false);
+      }
+      if (j > 0) {
+        std::vector<int32_t>& to = item_targets[id(j)];
+        for (int32_t i : item.live[j]) to.push_back(edges[labels[i]].to);
       }
     }
   }
