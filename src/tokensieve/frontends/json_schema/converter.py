@@ -401,8 +401,8 @@ class Converter:
     def _through_references(self, target: Location) -> Location:
         """Where a chain of schemas that are a ``$ref`` or ``$dynamicRef`` alone (other
         keywords annotations) leads from ``target``: the first schema that is more, or has a
-        rule already, or closes a cycle of references; ``target`` itself when it is no such
-        reference.
+        rule already; ``target`` itself when it is no such reference, or when the chain comes
+        back to a schema of it (a cycle of references).
 
         A property's schema is most often such a reference (``{"$ref": "#/definitions/x"}``),
         a new dict in each object that declares the property. Its own rule would only name
@@ -425,7 +425,9 @@ class Converter:
                 nxt = self.resolver.resolve_dynamic(ref, loc)
             key = (id(nxt.schema), nxt.base)
             if key in seen:
-                break  # a cycle of references: its first schema gets the rule
+                # A cycle of references: ``target`` gets a rule the usual way, whose body
+                # refers on (value() follows the reference) until the rule is met again.
+                return target
             seen.add(key)
             loc = nxt
             if key in self._ref_rules:
