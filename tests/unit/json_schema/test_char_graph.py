@@ -40,12 +40,7 @@ def _content(pattern: str) -> DFA:
 
 
 def _byte_accepts(dfa: DFA, text: str) -> bool:
-    s = 0
-    for b in text.encode():
-        s = next((t for lo, hi, t in dfa.trans[s] if lo <= b <= hi), -1)
-        if s < 0:
-            return False
-    return dfa.accept[s]
+    return dfa.accepts(text.encode())
 
 
 def _char_accepts(graph: CharGraph, text: str) -> bool:

@@ -154,6 +154,16 @@ class DFA:
         self._trans = tuple(edges[edge_begin[s] : edge_begin[s + 1]] for s in range(len(accepting)))
         self._accept = tuple(bool(a) for a in accepting)
 
+    def accepts(self, data: bytes) -> bool:
+        """Whether the automaton accepts ``data`` (walked in Python: for tests and one-off
+        checks, not for hot paths)."""
+        state = 0
+        for byte in data:
+            state = next((t for lo, hi, t in self.trans[state] if lo <= byte <= hi), -1)
+            if state < 0:
+                return False
+        return self.accept[state]
+
     # -- construction -------------------------------------------------------------
 
     @staticmethod

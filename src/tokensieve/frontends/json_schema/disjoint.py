@@ -511,9 +511,4 @@ def pattern_matches(pattern: str, name: str) -> bool | None:
     dfa = _pattern_dfa(pattern)
     if dfa is None:
         return None
-    state = 0
-    for byte in name.encode():
-        state = next((t for lo, hi, t in dfa.trans[state] if lo <= byte <= hi), -1)
-        if state < 0:
-            return False
-    return dfa.accept[state]
+    return dfa.accepts(name.encode())
