@@ -218,6 +218,16 @@ _NOT_ALNUM: Final = re.compile(r"\W")
 _ANY_VALUE_BODIES: Final[dict[Expr, Expr]] = {}
 
 
+
+def _lone_reference(schema: dict[str, Any]) -> tuple[str, str] | None:
+    """(keyword, reference) when the schema is a ``$ref`` or ``$dynamicRef`` alone (its other
+    keywords annotations), else None."""
+    for keyword in ("$ref", "$dynamicRef"):
+        ref = schema.get(keyword)
+        if isinstance(ref, str) and is_trivial({k: v for k, v in schema.items() if k != keyword}):
+            return keyword, ref
+    return None
+
 class Converter:
     """Turns the subschemas of one root schema into rules of one grammar."""
 
@@ -350,13 +360,16 @@ class Converter:
         check_keywords(self, loc)
         if is_trivial(schema):
             return self.any_value()
-        ref = schema.get("$ref")
-        if isinstance(ref, str) and is_trivial({k: v for k, v in schema.items() if k != "$ref"}):
-            return self.ref_rule(self.resolver.resolve(ref, loc))
-        dyn = schema.get("$dynamicRef")
-        if isinstance(dyn, str) and is_trivial({k: v for k, v in schema.items() if k != "$dynamicRef"}):
-            return self.ref_rule(self.resolver.resolve_dynamic(dyn, loc))
+        lone = _lone_reference(schema)
+        if lone is not None:
+            return self.ref_rule(self._resolve(loc, *lone))
         return composition.conjunction_value(self, composition.flatten(self, loc))
+
+    def _resolve(self, loc: Location, keyword: str, ref: str) -> Location:
+        """The target of the ``$ref`` or ``$dynamicRef`` ``ref`` of the schema at ``loc``."""
+        if keyword == "$ref":
+            return self.resolver.resolve(ref, loc)
+        return self.resolver.resolve_dynamic(ref, loc)
 
     def keep_alive(self, schema: object) -> None:
         """Keep ``schema`` alive for the conversion: its ``id`` names it in a memo or mark."""
@@ -412,17 +425,12 @@ class Converter:
         seen = {(id(target.schema), target.base)}
         loc = target
         while isinstance(loc.schema, dict):
-            schema = loc.schema
-            keyword = "$ref" if "$ref" in schema else "$dynamicRef"
-            ref = schema.get(keyword)
-            if not isinstance(ref, str) or not is_trivial({k: v for k, v in schema.items() if k != keyword}):
+            lone = _lone_reference(loc.schema)
+            if lone is None:
                 break
             self.check_deadline()
             check_keywords(self, loc)
-            if keyword == "$ref":
-                nxt = self.resolver.resolve(ref, loc)
-            else:
-                nxt = self.resolver.resolve_dynamic(ref, loc)
+            nxt = self._resolve(loc, *lone)
             key = (id(nxt.schema), nxt.base)
             if key in seen:
                 # A cycle of references: ``target`` gets a rule the usual way, whose body
